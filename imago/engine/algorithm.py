@@ -1,0 +1,67 @@
+"""The DecisionAlgorithm interface and the registry that picks one by name.
+
+A decision algorithm chooses the move for a colour in a game state within a
+time budget. The engine knows algorithms only through this interface, so a
+new back end (random, policy network, MCTS, ...) is a class and one line in
+``ALGORITHMS``. Entries are import paths, loaded on first use, so choosing
+``random`` never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from typing import Any, Optional
+
+from imago.game import GameState
+
+RESIGN = -1
+"""Returned by :meth:`DecisionAlgorithm.choose_move` to resign."""
+
+
+class DecisionAlgorithm(ABC):
+    """Chooses moves. Subclasses set ``name`` and implement ``choose_move``.
+
+    Options come from the command line (``--algorithm NAME`` plus its
+    options) as keyword arguments; unknown options raise TypeError.
+    """
+
+    name = "abstract"
+
+    @abstractmethod
+    def choose_move(self, state: GameState, color: int,
+                    seconds: Optional[float] = None) -> Optional[int]:
+        """The move for ``color`` at ``state.current``: an internal point
+        index, None to pass, or :data:`RESIGN`. ``seconds`` is the time the
+        engine allows for this move (None: no limit; use the algorithm's own
+        default effort). Must return a legal move and must not change
+        ``state``."""
+
+    def new_game(self, state: GameState) -> None:
+        """Called when the board is cleared or resized (drop caches)."""
+
+    def close(self) -> None:
+        """Release resources (threads, models) at engine shutdown."""
+
+
+ALGORITHMS: dict[str, str] = {
+    "random": "imago.engine.random_algorithm:RandomAlgorithm",
+}
+
+
+def algorithm_names() -> list[str]:
+    """The registered algorithm names."""
+    return sorted(ALGORITHMS)
+
+
+def create_algorithm(name: str, **options: Any) -> DecisionAlgorithm:
+    """Instantiate the algorithm registered as ``name``.
+
+    Raises ValueError naming the known algorithms for an unknown name.
+    """
+    target = ALGORITHMS.get(name)
+    if target is None:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(algorithm_names())}")
+    module_name, _, class_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    return cls(**options)

@@ -1,0 +1,23 @@
+"""Go rules: board, game tree, scoring, coordinates, handicap.
+
+This package imports nothing else of imago.
+"""
+
+from .board import GameBoard, IllegalMoveError
+from .constants import BLACK, EDGE, EMPTY, WHITE, color_letter, opponent, parse_color
+from .coords import (format_sgf_point, format_vertex, from_index, index_to_vertex,
+                     parse_sgf_point, parse_vertex, to_index, vertex_to_index)
+from .display import format_board
+from .handicap import fixed_handicap_points, free_handicap_points, max_fixed_handicap
+from .scoring import area_counts, area_owners, area_score, format_result
+from .tree import GameMove, GameState
+
+__all__ = [
+    "BLACK", "WHITE", "EMPTY", "EDGE", "opponent", "parse_color", "color_letter",
+    "GameBoard", "IllegalMoveError", "GameMove", "GameState",
+    "to_index", "from_index", "parse_vertex", "format_vertex", "vertex_to_index",
+    "index_to_vertex", "parse_sgf_point", "format_sgf_point",
+    "area_score", "area_counts", "area_owners", "format_result",
+    "fixed_handicap_points", "free_handicap_points", "max_fixed_handicap",
+    "format_board",
+]
