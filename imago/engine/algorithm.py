@@ -44,6 +44,9 @@ class DecisionAlgorithm(ABC):
         """Release resources (threads, models) at engine shutdown."""
 
 
+DEFAULT_ALGORITHM = "random"
+"""The algorithm imagocli.py and go.py use when none is named."""
+
 ALGORITHMS: dict[str, str] = {
     "random": "imago.engine.random_algorithm:RandomAlgorithm",
 }
