@@ -1,0 +1,425 @@
+"""Terminal play: a human against the engine, or two humans, on a text board.
+
+:class:`TerminalGame` reads commands line by line from an input stream and
+writes the board, prompts and answers to an output stream (flushed after
+every write), so it works the same on a terminal, through a pipe and inside
+tests. It needs no readline and no terminal features.
+
+Commands live in one table, :data:`COMMANDS` (name -> handler, argument
+synopsis, help text); a line that is not a command is read as a vertex
+(``D4``, ``d4``) and played. Adding a command is one decorated method.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional, TextIO
+
+from imago.game import (BLACK, EMPTY, WHITE, GameBoard, GameState, IllegalMoveError,
+                        area_counts, index_to_vertex, opponent, vertex_to_index)
+from imago.game.coords import GTP_COLUMNS
+from imago.game.display import STONE_CHARS, star_points
+
+from .algorithm import DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm, create_algorithm
+
+DEFAULT_SIZE = 9
+DEFAULT_KOMI = 7.5
+HANDICAP_KOMI = 0.5
+"""Komi when a handicap is given and none is named (the usual half point)."""
+
+COLOR_WORDS = {BLACK: "Black", WHITE: "White"}
+
+ILLEGAL_EXPLANATIONS = {
+    "occupied": "{v} already has a stone",
+    "suicide": "{v} would leave your own stones without liberties",
+    "ko": "{v} would retake the ko at once; play elsewhere first",
+    "superko": "{v} would repeat an earlier whole-board position",
+    "off board": "{v} is not on the board",
+}
+
+_VERTEX_LIKE = re.compile(r"^[a-z][0-9]+$", re.IGNORECASE)
+
+
+def color_name(color: int) -> str:
+    """``Black (X)`` or ``White (O)``: the colour with its board symbol."""
+    return f"{COLOR_WORDS[color]} ({STONE_CHARS[color]})"
+
+
+def render_board(board: GameBoard, last_move: Optional[int] = None) -> str:
+    """The board with GTP coordinates on all sides, ``X`` Black, ``O`` White,
+    ``+`` star points, and the last move in parentheses (which take the
+    place of the spaces beside it, so the columns stay aligned)."""
+    size = board.size
+    letters = " ".join(GTP_COLUMNS[:size])
+    stars = star_points(size)
+    lines = [f"   {letters}"]
+    for row, colours in enumerate(board.rows()):
+        number = size - row
+        cells = []
+        for col, colour in enumerate(colours):
+            ch = STONE_CHARS[colour]
+            if colour == EMPTY and (col, row) in stars:
+                ch = "+"
+            cells.append(ch)
+        gaps = [" "] * (size + 1)  # gaps[c] is left of column c
+        if last_move is not None and board.cells[last_move] != EMPTY:
+            col, last_row = board.colrow(last_move)
+            if last_row == row:
+                gaps[col], gaps[col + 1] = "(", ")"
+        text = "".join(gap + cell for gap, cell in zip(gaps, cells)) + gaps[size]
+        lines.append(f"{number:>2}{text}{number}")
+    lines.append(f"   {letters}")
+    return "\n".join(lines)
+
+
+def new_game_state(size: int = DEFAULT_SIZE, komi: Optional[float] = None,
+                   handicap: int = 0) -> GameState:
+    """A fresh game; ``handicap`` >= 2 places fixed handicap stones (White
+    then moves first). ``komi`` None means 7.5, or 0.5 with a handicap.
+    Raises ValueError with a readable reason."""
+    if not 2 <= size <= len(GTP_COLUMNS):
+        raise ValueError(f"board size must be 2..{len(GTP_COLUMNS)}, not {size}")
+    if handicap == 1 or handicap < 0:
+        raise ValueError(f"handicap must be 0 (none) or at least 2 stones, not {handicap}")
+    if komi is None:
+        komi = HANDICAP_KOMI if handicap else DEFAULT_KOMI
+    state = GameState(size, komi)
+    if handicap:
+        state.set_fixed_handicap(handicap)
+    return state
+
+
+@dataclass(frozen=True)
+class Command:
+    """One entry of the command table."""
+
+    name: str
+    handler: Callable[["TerminalGame", str], None]
+    help: str
+    argument: str = ""
+    """Synopsis of the argument (``FILE``); empty: the command takes none."""
+    during_play: bool = False
+    """True: refused once the game is over (moves, pass, resign)."""
+
+
+COMMANDS: dict[str, Command] = {}
+"""The in-game commands by name, in the order ``help`` lists them."""
+
+
+def command(name: str, help: str, argument: str = "",
+            during_play: bool = False) -> Callable:
+    """Register a :class:`TerminalGame` method as the command ``name``."""
+    def register(func: Callable[["TerminalGame", str], None]) -> Callable:
+        COMMANDS[name] = Command(name, func, help, argument, during_play)
+        return func
+    return register
+
+
+class TerminalGame:
+    """A game played in a text terminal (or any pair of streams).
+
+    ``players`` maps each colour to the :class:`DecisionAlgorithm` that
+    plays it, or None for a human at the keyboard. ``seconds`` is the time
+    allowed per engine move. ``echo`` repeats each input line after its
+    prompt, so transcripts of piped input read like a session (default: on
+    when the input is not a terminal).
+    """
+
+    def __init__(self, state: GameState, players: dict[int, Optional[DecisionAlgorithm]],
+                 stdin: TextIO, stdout: TextIO, seconds: Optional[float] = None,
+                 echo: Optional[bool] = None):
+        self.state = state
+        self.players = {BLACK: players.get(BLACK), WHITE: players.get(WHITE)}
+        self.stdin = stdin
+        self.stdout = stdout
+        self.seconds = seconds
+        if echo is None:
+            isatty = getattr(stdin, "isatty", None)
+            echo = not (isatty and isatty())
+        self.echo = echo
+        self.resigned: Optional[int] = None
+        self.finished = False  # quit was asked for
+
+    @classmethod
+    def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
+               komi: Optional[float] = None, handicap: int = 0,
+               humans: tuple[int, ...] = (BLACK,), algorithm: str = DEFAULT_ALGORITHM,
+               seed: Optional[int] = None, seconds: Optional[float] = None,
+               echo: Optional[bool] = None) -> "TerminalGame":
+        """Set up a game from command-line choices: the colours in
+        ``humans`` are played at the keyboard, the others by ``algorithm``
+        (with ``seed`` when given). Raises ValueError with the reason."""
+        state = new_game_state(size, komi, handicap)
+        engine = None
+        if any(color not in humans for color in (BLACK, WHITE)):
+            options = {} if seed is None else {"seed": seed}
+            try:
+                engine = create_algorithm(algorithm, **options)
+            except TypeError as exc:
+                raise ValueError(f"algorithm {algorithm!r} does not accept "
+                                 f"these options ({exc})") from exc
+        players = {color: None if color in humans else engine for color in (BLACK, WHITE)}
+        return cls(state, players, stdin, stdout, seconds, echo)
+
+    # ------------------------------------------------------------ output
+    def say(self, text: str = "") -> None:
+        """Write a line and flush (pipes must see it at once)."""
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def show_board(self) -> None:
+        """The board, the last move, captures and whose turn it is."""
+        node = self.state.current
+        self.say(render_board(self.state.board, node.point if node.is_move else None))
+        black, white = node.captures
+        if node.is_move:
+            last = f"Move {node.number}: {COLOR_WORDS[node.color]} {node.vertex}"
+        else:
+            last = "No moves yet"
+        self.say(f"{last}. Captures: Black {black}, White {white}.")
+        if not self.is_over:
+            self.say(f"{color_name(self.state.to_move)} to play, move {node.number + 1}.")
+
+    def score_text(self) -> str:
+        """``B+3.5 (Black 45, White 36, komi 7.5)``: the area score now,
+        every stone on the board counted as alive."""
+        black, white = area_counts(self.state.board)
+        return (f"{self.state.result()} (Black {black}, White {white}, "
+                f"komi {self.state.komi:g})")
+
+    # ------------------------------------------------------------ state
+    @property
+    def is_over(self) -> bool:
+        """True after a resignation or two passes in a row."""
+        return self.resigned is not None or self.state.is_over
+
+    def is_human(self, color: int) -> bool:
+        """True if ``color`` is played at the keyboard."""
+        return self.players[color] is None
+
+    def engine_to_move(self) -> bool:
+        """True if the game goes on and the side to move is an engine."""
+        return not self.is_over and not self.is_human(self.state.to_move)
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> int:
+        """Play until the input ends or ``quit``; returns the exit code (0)."""
+        try:
+            self.introduce()
+            if not self.engine_to_move():
+                self.show_board()
+            self._after_change()
+            while not self.finished:
+                line = self.read_line(self.prompt())
+                if line is None:
+                    if self.is_over:
+                        self.say("End of input. Bye.")
+                    else:
+                        self.say("End of input: game left unfinished. Bye.")
+                    return 0
+                self.execute(line)
+            return 0
+        finally:
+            for algorithm in set(p for p in self.players.values() if p is not None):
+                algorithm.close()
+
+    def introduce(self) -> None:
+        """The opening lines: the game's settings and who plays what."""
+        state = self.state
+        settings = f"{state.size}x{state.size}, komi {state.komi:g}"
+        if state.handicap:
+            settings += f", handicap {state.handicap}"
+        self.say(f"imago: {settings}.")
+        for color in (BLACK, WHITE):
+            player = self.players[color]
+            who = "human" if player is None else f"engine ({player.name})"
+            self.say(f"{color_name(color)}: {who}")
+        self.say("Type a vertex such as D4 to play, or help for the commands.")
+        for player in set(p for p in self.players.values() if p is not None):
+            player.new_game(state)
+
+    def prompt(self) -> str:
+        """The prompt: whose turn and which move, or that the game is over."""
+        if self.is_over:
+            return "game over> "
+        return f"{color_name(self.state.to_move)} move {self.state.current.number + 1}> "
+
+    def read_line(self, prompt: str) -> Optional[str]:
+        """Prompt and read one line; None at the end of the input."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.stdout.write("\n")
+            return None
+        if self.echo:
+            self.stdout.write(line if line.endswith("\n") else line + "\n")
+        self.stdout.flush()
+        return line.strip()
+
+    def execute(self, line: str) -> None:
+        """Run one input line: a command from :data:`COMMANDS` or a vertex."""
+        if not line:
+            return
+        word, _, argument = line.partition(" ")
+        name, argument = word.lower(), argument.strip()
+        entry = COMMANDS.get(name)
+        if entry is None:
+            if _VERTEX_LIKE.match(word):
+                if argument:
+                    self.say(f"a move takes no argument: {line!r}")
+                    return
+                self.play_vertex(word)
+            else:
+                self.say(f"unknown command {word!r} (type help)")
+            return
+        if entry.during_play and self.is_over:
+            self.say("the game is over (undo to take moves back, or quit)")
+            return
+        if entry.argument and not argument:
+            self.say(f"usage: {entry.name} {entry.argument}")
+            return
+        if not entry.argument and argument:
+            self.say(f"{entry.name} takes no argument")
+            return
+        entry.handler(self, argument)
+
+    # ------------------------------------------------------------ moves
+    def play_vertex(self, word: str) -> None:
+        """Play the human's move at a typed vertex, if it is on the board."""
+        if self.is_over:
+            self.say("the game is over (undo to take moves back, or quit)")
+            return
+        size = self.state.size
+        try:
+            point = vertex_to_index(word, size)
+        except ValueError:
+            letters = GTP_COLUMNS[:size]
+            hint = " (columns skip I)" if word[0].lower() == "i" else ""
+            self.say(f"not a vertex: {word}{hint}; on this board columns are "
+                     f"{letters[0]}-{letters[-1]} and rows 1-{size}")
+            return
+        self.human_move(point)
+
+    def human_move(self, point: Optional[int]) -> None:
+        """Play ``point`` (None: pass) for the side to move, reporting an
+        illegal move with its reason; then let the engine answer."""
+        color = self.state.to_move
+        try:
+            self.state.play(color, point)
+        except IllegalMoveError as exc:
+            vertex = index_to_vertex(point, self.state.size)
+            explanation = ILLEGAL_EXPLANATIONS.get(exc.reason, "{v}").format(v=vertex)
+            self.say(f"illegal move: {exc.reason} ({explanation})")
+            return
+        if self.engine_to_move():
+            self.say(f"{COLOR_WORDS[color]} {self.move_words()}.")
+        else:
+            self.show_board()
+        self._after_change()
+
+    def engine_move(self) -> None:
+        """Ask the side to move's algorithm for a move and play it. A move
+        the rules forbid is refused (the engine passes instead)."""
+        color = self.state.to_move
+        algorithm = self.players[color]
+        assert algorithm is not None
+        point = algorithm.choose_move(self.state, color, self.seconds)
+        if point == RESIGN:
+            self.say(f"{COLOR_WORDS[color]} ({algorithm.name}) resigns.")
+            self.resigned = color
+            return
+        reason = self.state.board.illegal_reason(point, color)
+        if reason is not None:
+            vertex = index_to_vertex(point, self.state.size) \
+                if isinstance(point, int) and 0 <= point < len(self.state.board.cells) \
+                else repr(point)
+            self.say(f"engine error: {algorithm.name} chose an illegal move "
+                     f"({vertex}: {reason}); it passes instead.")
+            point = None
+        self.state.play(color, point)
+        self.say(f"{COLOR_WORDS[color]} ({algorithm.name}) {self.move_words()}.")
+        self.show_board()
+
+    def move_words(self) -> str:
+        """``plays D4`` or ``passes``: the current node's move as words."""
+        node = self.state.current
+        return "passes" if node.is_pass else f"plays {node.vertex}"
+
+    def _after_change(self) -> None:
+        """Let engines move while it is their turn, then announce the end
+        of the game if it has come."""
+        while self.engine_to_move():
+            self.engine_move()
+        if self.is_over:
+            self.announce_result()
+
+    def announce_result(self) -> None:
+        """Print how the game ended and what can still be done."""
+        if self.resigned is not None:
+            winner = opponent(self.resigned)
+            self.say(f"Game over: {COLOR_WORDS[self.resigned]} resigned, "
+                     f"{'B' if winner == BLACK else 'W'}+R")
+        else:
+            self.say(f"Game over: {self.score_text()}")
+        self.say("Type undo to take moves back, score, or quit.")
+
+    # ------------------------------------------------------------ commands
+    @command("pass", "pass your turn (two passes in a row end the game)", during_play=True)
+    def cmd_pass(self, argument: str) -> None:
+        self.human_move(None)
+
+    @command("resign", "give up the game", during_play=True)
+    def cmd_resign(self, argument: str) -> None:
+        color = self.state.to_move
+        self.say(f"{COLOR_WORDS[color]} resigns.")
+        self.resigned = color
+        self.announce_result()
+
+    @command("undo", "take back your last move (and the engine's reply to it)")
+    def cmd_undo(self, argument: str) -> None:
+        # back to the position before the latest move of a human player
+        target = None
+        for node in reversed(self.state.history()):
+            if self.is_human(node.color):
+                target = node.parent
+                break
+        if target is None:
+            self.say("nothing to undo")
+            return
+        taken = []
+        while self.state.current is not target:
+            taken.append(self.state.current.vertex)
+            self.state.undo()
+        self.resigned = None
+        self.say(f"Took back {', '.join(reversed(taken))}.")
+        self.show_board()
+        self._after_change()
+
+    @command("score", "the area score now (every stone counted as alive)")
+    def cmd_score(self, argument: str) -> None:
+        self.say(f"Score: {self.score_text()}")
+
+    @command("board", "show the board again")
+    def cmd_board(self, argument: str) -> None:
+        self.show_board()
+
+    @command("help", "list the commands")
+    def cmd_help(self, argument: str) -> None:
+        width = max(len(f"{c.name} {c.argument}") for c in COMMANDS.values())
+        self.say(f"  {'D4, d4':<{width}}  play a stone there (columns skip I)")
+        for entry in COMMANDS.values():
+            synopsis = f"{entry.name} {entry.argument}".strip()
+            self.say(f"  {synopsis:<{width}}  {entry.help}")
+
+    @command("quit", "leave the program")
+    def cmd_quit(self, argument: str) -> None:
+        if not self.is_over:
+            self.say("Game abandoned.")
+        self.say("Bye.")
+        self.finished = True
+
+
+__all__ = ["TerminalGame", "COMMANDS", "Command", "command", "render_board",
+           "new_game_state", "DEFAULT_SIZE", "DEFAULT_KOMI"]
