@@ -1,0 +1,398 @@
+"""Terminal play: go.py and imago.engine.terminal driven through stdin,
+in-process (TerminalGame on string streams) and as a subprocess."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+from imago.engine import terminal
+from imago.engine.algorithm import RESIGN, DecisionAlgorithm
+from imago.engine.terminal import COMMANDS, TerminalGame, render_board
+from imago.game import BLACK, WHITE, GameState, vertex_to_index
+
+REPO = Path(__file__).resolve().parent.parent
+GO_PY = REPO / "go.py"
+
+# Black plays E4 capturing D4, which makes a ko: White may not retake at D4 at once.
+KO_SETUP = ["c4", "e5", "d5", "e3", "d3", "f4", "a9", "d4", "e4"]
+
+
+def play(lines: list[str], **options) -> tuple[str, int, TerminalGame]:
+    """Run a game in-process on the given input lines; (output, exit code, game)."""
+    out = io.StringIO()
+    game = TerminalGame.create(io.StringIO("".join(f"{x}\n" for x in lines)), out, **options)
+    code = game.run()
+    return out.getvalue(), code, game
+
+
+def hvh(lines: list[str], **options) -> tuple[str, int, TerminalGame]:
+    """A human-vs-human game in-process."""
+    return play(lines, humans=(BLACK, WHITE), **options)
+
+
+def run_go(args: list[str], text: str = "") -> subprocess.CompletedProcess:
+    """go.py as a subprocess with ``text`` on stdin."""
+    return subprocess.run([sys.executable, str(GO_PY), *args], input=text,
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+
+
+def vertices(game: TerminalGame) -> list[str]:
+    """The moves of the game so far as ``B D4`` / ``W pass``."""
+    return [f"{'B' if n.color == BLACK else 'W'} {n.vertex}" for n in game.state.history()]
+
+
+class Scripted(DecisionAlgorithm):
+    """A test algorithm that returns the given answers in turn, then passes."""
+
+    name = "scripted"
+
+    def __init__(self, answers: list):
+        self.answers = list(answers)
+        self.closed = False
+
+    def choose_move(self, state: GameState, color: int,
+                    seconds: Optional[float] = None) -> Optional[int]:
+        return self.answers.pop(0) if self.answers else None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def scripted_game(answers: list, lines: list[str], human: int = BLACK):
+    """A human against a :class:`Scripted` engine, in-process."""
+    state = GameState(9, 7.5)
+    engine = Scripted([vertex_to_index(a, 9) if isinstance(a, str) else a for a in answers])
+    out = io.StringIO()
+    players = {human: None, 3 - human: engine}
+    game = TerminalGame(state, players, io.StringIO("".join(f"{x}\n" for x in lines)), out)
+    code = game.run()
+    return out.getvalue(), code, game, engine
+
+
+# ---------------------------------------------------------------- the board
+@pytest.mark.parametrize("vertex", ["A1", "A9", "E5", "J1", "J9", "B8"])
+def test_board_marks_last_move_and_keeps_columns_aligned(vertex):
+    state = GameState(9, 7.5)
+    state.play(BLACK, vertex_to_index("C3", 9))
+    state.play(WHITE, vertex_to_index(vertex, 9))
+    lines = render_board(state.board, state.current.point).splitlines()
+    assert lines[0] == lines[-1] == "   A B C D E F G H J"
+    rows = lines[1:-1]
+    assert len({len(r) for r in rows}) == 1, "every row has the same width"
+    row = rows[9 - int(vertex[1:])]
+    col = "ABCDEFGHJ".index(vertex[0])
+    at = 3 + 2 * col  # where the stone sits under its column letter
+    assert lines[0][at] == vertex[0]
+    assert row[at - 1:at + 2] == "(O)"
+    assert rows[6][3 + 2 * 2] == "X"  # C3 under C, unmarked
+    assert row.startswith(f" {vertex[1:]}") and row.endswith(vertex[1:])
+    assert sum(r.count("(") for r in rows) == 1
+
+
+def test_board_shows_star_points_and_coordinates_on_19x19():
+    state = GameState(19, 7.5)
+    text = render_board(state.board)
+    lines = text.splitlines()
+    assert lines[0] == "   A B C D E F G H J K L M N O P Q R S T"
+    assert lines[1].startswith("19 ") and lines[1].endswith(" 19")
+    assert lines[19].startswith(" 1 ") and lines[19].endswith(" 1")
+    assert lines[4][3 + 2 * 3] == "+"  # D16 hoshi
+    assert "(" not in text
+
+
+# ---------------------------------------------------------------- human vs human
+def test_human_vs_human_capture_is_shown():
+    out, code, game = hvh(["e5", "d5", "a1", "e4", "b1", "e6", "c1", "f5", "quit"])
+    assert code == 0
+    assert "Captures: Black 0, White 1." in out
+    assert game.state.current.captures == (0, 1)
+    assert game.state.board[vertex_to_index("E5", 9)] == 0  # the stone is gone
+    assert "Move 8: White F5." in out
+    assert "Black (X) to play, move 9." in out
+    assert "Game abandoned." in out and out.rstrip().endswith("Bye.")
+
+
+def test_moves_accept_either_case_and_pass_in_capitals():
+    out, code, game = hvh(["d4", "E5", "PASS", "quit"])
+    assert vertices(game) == ["B D4", "W E5", "B pass"]
+    assert "illegal" not in out and "unknown" not in out
+
+
+def test_prompt_names_the_side_and_move_number_and_echoes_piped_input():
+    out, _, _ = hvh(["d4", "quit"])
+    assert "Black (X) move 1> d4\n" in out
+    assert "White (O) move 2> quit\n" in out
+
+
+def test_ko_is_refused_with_the_reason_and_the_game_is_unchanged():
+    out, _, game = hvh(KO_SETUP + ["d4", "board", "j1", "j9", "d4", "quit"])
+    assert "illegal move: ko (D4 would retake the ko at once; play elsewhere first)" in out
+    # after the refusal White still moves, then Black, then White retakes legally
+    assert vertices(game)[-4:] == ["B E4", "W J1", "B J9", "W D4"]
+    assert game.state.current.captures == (1, 1)
+
+
+def test_occupied_and_suicide_are_refused_with_reasons():
+    # White B1 and A2 make A1 a suicide point for Black
+    out, _, game = hvh(["e5", "b1", "e4", "a2", "e5", "a1", "quit"])
+    assert "illegal move: occupied (E5 already has a stone)" in out
+    assert "illegal move: suicide (A1 would leave your own stones without liberties)" in out
+    assert vertices(game) == ["B E5", "W B1", "B E4", "W A2"]
+    assert game.state.to_move == BLACK
+
+
+@pytest.mark.parametrize("line, answer", [
+    ("z99", "not a vertex: z99; on this board columns are A-J and rows 1-9"),
+    ("k5", "not a vertex: k5;"),
+    ("a10", "not a vertex: a10;"),
+    ("a0", "not a vertex: a0;"),
+    ("i5", "not a vertex: i5 (columns skip I);"),
+    ("foo", "unknown command 'foo' (type help)"),
+    ("d4 e5", "a move takes no argument: 'd4 e5'"),
+    ("undo please", "undo takes no argument"),
+    ("4d", "unknown command '4d' (type help)"),
+    ("%$#", "unknown command '%$#' (type help)"),
+])
+def test_bad_input_gets_a_reason_never_a_traceback(line, answer):
+    out, code, game = hvh([line, "quit"])
+    assert code == 0
+    assert answer in out
+    assert "Traceback" not in out
+    assert game.state.history() == []
+
+
+def test_blank_lines_are_ignored():
+    out, _, game = hvh(["", "   ", "d4", "quit"])
+    assert vertices(game) == ["B D4"]
+    assert "unknown" not in out
+
+
+# ---------------------------------------------------------------- undo, score, help
+def test_undo_between_humans_takes_back_one_move():
+    out, _, game = hvh(["undo", "d4", "e5", "undo", "quit"])
+    assert "nothing to undo" in out
+    assert "Took back E5." in out
+    assert vertices(game) == ["B D4"]
+    assert game.state.to_move == WHITE
+
+
+def test_undo_against_the_engine_takes_back_the_reply_and_your_move():
+    out, _, game = play(["e5", "c3", "undo", "quit"], seed=3)
+    assert len(game.state.history()) == 2
+    first_two = vertices(game)
+    assert first_two[0] == "B E5"
+    assert "Took back C3, " in out
+    assert game.state.to_move == BLACK
+    # once more, then nothing is left to take back
+    out, _, game = play(["e5", "undo", "undo", "quit"], seed=3)
+    assert game.state.history() == [] and game.state.to_move == BLACK
+    assert "nothing to undo" in out
+
+
+def test_undo_as_white_does_not_take_back_the_engines_first_move():
+    out, _, game = play(["undo", "e5", "undo", "quit"], humans=(WHITE,), seed=5)
+    assert "nothing to undo" in out
+    assert len(game.state.history()) == 1
+    assert game.state.history()[0].color == BLACK
+    assert game.state.to_move == WHITE
+
+
+def test_score_is_the_current_area_score():
+    out, _, game = hvh(["score", "e5", "score", "quit"])
+    assert "Score: W+7.5 (Black 0, White 0, komi 7.5)" in out
+    assert "Score: B+73.5 (Black 81, White 0, komi 7.5)" in out
+    assert game.state.score() == 73.5
+
+
+def test_help_lists_every_command():
+    out, _, _ = hvh(["help", "quit"])
+    for name, entry in COMMANDS.items():
+        assert name in out and entry.help in out
+    for name in ("pass", "undo", "resign", "score", "help", "quit"):
+        assert name in COMMANDS
+    assert "D4, d4" in out
+
+
+def test_a_new_command_is_one_table_entry():
+    def hello(game, argument):
+        game.say(f"hello {argument}")
+    COMMANDS["hello"] = terminal.Command("hello", hello, "say hello", "NAME")
+    try:
+        out, _, _ = hvh(["hello", "hello world", "help", "quit"])
+    finally:
+        del COMMANDS["hello"]
+    assert "usage: hello NAME" in out
+    assert "hello world\n" in out.split("hello world\n", 1)[1]  # the answer, after the echo
+    assert "hello NAME" in out and "say hello" in out
+
+
+# ---------------------------------------------------------------- the end
+def test_two_passes_end_the_game_with_the_area_score():
+    out, code, game = hvh(["e5", "pass", "pass", "d4", "score", "quit"])
+    assert code == 0
+    assert "Game over: B+73.5 (Black 81, White 0, komi 7.5)" in out
+    assert "game over> d4" in out
+    assert "the game is over (undo to take moves back, or quit)" in out
+    assert "Score: B+73.5" in out
+    assert vertices(game) == ["B E5", "W pass", "B pass"]
+    assert "Game abandoned" not in out
+
+
+def test_undo_after_the_end_reopens_the_game():
+    out, _, game = hvh(["pass", "pass", "undo", "d4", "quit"])
+    assert "Game over: W+7.5" in out
+    assert vertices(game) == ["B pass", "W D4"]
+
+
+def test_human_resigns():
+    out, code, game = hvh(["d4", "resign", "pass", "quit"])
+    assert code == 0
+    assert "White resigns." in out
+    assert "Game over: White resigned, B+R" in out
+    assert "the game is over" in out  # the pass after it is refused
+    assert vertices(game) == ["B D4"]
+
+
+def test_end_of_input_ends_cleanly():
+    out, code, _ = hvh(["d4"])
+    assert code == 0
+    assert out.rstrip().endswith("End of input: game left unfinished. Bye.")
+    out, code, _ = hvh(["pass", "pass"])
+    assert code == 0
+    assert out.rstrip().endswith("End of input. Bye.")
+
+
+# ---------------------------------------------------------------- the engine
+def test_random_engine_plays_legal_replies_repeatably():
+    lines = ["e5", "c3", "g7", "c7", "g3", "quit"]
+    out, code, game = play(lines, seed=11)
+    again, _, game2 = play(lines, seed=11)
+    assert code == 0
+    assert out == again, "the same seed gives the same game"
+    moves = game.state.history()
+    assert len(moves) >= 8 and len(moves) % 2 == 0
+    assert [n.color for n in moves] == [BLACK, WHITE] * (len(moves) // 2)
+    assert out.count("White (random) plays ") == len(moves) // 2
+    # replaying the moves on a fresh state checks they were all legal
+    fresh = GameState(9, 7.5)
+    for node in moves:
+        fresh.play(node.color, node.point)
+
+
+def test_engine_moves_first_when_the_human_is_white():
+    out, _, game = play(["quit"], humans=(WHITE,), seed=1)
+    assert len(game.state.history()) == 1
+    assert "Black (random) plays " in out
+    assert "White (O) move 2> quit" in out
+
+
+def test_handicap_stones_and_white_moves_first():
+    out, _, game = play(["quit"], handicap=2, seed=1)
+    assert "imago: 9x9, komi 0.5, handicap 2." in out
+    board = game.state.board
+    for vertex in ("C3", "G7"):
+        assert board[vertex_to_index(vertex, 9)] == BLACK
+    assert [n.color for n in game.state.history()] == [WHITE]
+    assert "Black (X) move 2> quit" in out
+
+
+def test_engine_resignation_ends_the_game():
+    out, code, game, engine = scripted_game([RESIGN], ["e5", "d4", "quit"])
+    assert code == 0
+    assert "White (scripted) resigns." in out
+    assert "Game over: White resigned, B+R" in out
+    assert vertices(game) == ["B E5"]
+    assert engine.closed
+
+
+def test_engine_illegal_move_is_refused():
+    out, _, game, _ = scripted_game(["E5"], ["e5", "quit"])
+    assert "engine error: scripted chose an illegal move (E5: occupied); it passes instead." \
+        in out
+    assert vertices(game) == ["B E5", "W pass"]
+
+
+def test_engine_pass_after_human_pass_ends_the_game():
+    out, _, game, _ = scripted_game([None], ["pass", "quit"])
+    assert "White (scripted) passes." in out
+    assert "Game over: W+7.5 (Black 0, White 0, komi 7.5)" in out
+
+
+def test_unknown_algorithm_option_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        TerminalGame.create(io.StringIO(), io.StringIO(), algorithm="nope")
+    with pytest.raises(ValueError, match="handicap"):
+        TerminalGame.create(io.StringIO(), io.StringIO(), handicap=1)
+    with pytest.raises(ValueError, match="board size"):
+        TerminalGame.create(io.StringIO(), io.StringIO(), size=26)
+
+
+# ---------------------------------------------------------------- go.py itself
+def test_go_py_main_in_process(monkeypatch, capsys):
+    spec = importlib.util.spec_from_file_location("go_under_test", GO_PY)
+    go = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(go)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("e5\nd5\nscore\nquit\n"))
+    assert go.main(["--human-vs-human", "--size", "7", "--komi", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "imago: 7x7, komi 0.5." in out
+    assert "Black (X): human" in out and "White (O): human" in out
+    assert "Score: " in out and "komi 0.5)" in out
+
+
+def test_go_py_human_vs_human_game_through_a_pipe():
+    moves = ["e5", "d5", "a1", "e4", "b1", "e6", "c1", "f5", "pass", "pass"]
+    proc = run_go(["--human-vs-human"], "\n".join(moves) + "\n")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "Captures: Black 0, White 1." in proc.stdout
+    assert "Game over: W+" in proc.stdout
+    assert proc.stdout.rstrip().endswith("End of input. Bye.")
+
+
+def test_go_py_against_the_random_engine_through_a_pipe():
+    proc = run_go(["--seed", "7", "--color", "white", "--time", "1"], "e5\nc3\nundo\nquit\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "Black (X): engine (random)" in proc.stdout
+    assert proc.stdout.count("Black (random) plays ") >= 2
+    assert "Took back " in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_go_py_end_of_input_exits_zero():
+    proc = run_go([], "")
+    assert proc.returncode == 0
+    assert "End of input: game left unfinished. Bye." in proc.stdout
+    assert proc.stderr == ""
+
+
+def test_go_py_help():
+    proc = run_go(["--help"])
+    assert proc.returncode == 0
+    for option in ("--color", "--human-vs-human", "--size", "--komi", "--handicap",
+                   "--algorithm", "--seed", "--time"):
+        assert option in proc.stdout
+    for name in COMMANDS:
+        assert f"\n  {name}" in proc.stdout
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["--handicap", "1"], "handicap must be 0 (none) or at least 2 stones"),
+    (["--handicap", "10"], "invalid number of stones"),
+    (["--size", "1"], "board size must be 2..25"),
+    (["--algorithm", "nope"], "unknown algorithm 'nope'"),
+    (["--color", "green"], "invalid choice"),
+    (["--time", "0"], "--time must be positive"),
+])
+def test_go_py_refuses_bad_options_with_reasons(args, reason):
+    proc = run_go(args)
+    assert proc.returncode == 2
+    assert reason in proc.stderr
+    assert "Traceback" not in proc.stderr
