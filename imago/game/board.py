@@ -340,12 +340,12 @@ class GameBoard:
                     and self.is_eye(point, color)):
                 continue
             h = self.hash ^ zc[point]
-            if c1 == EMPTY or c2 == EMPTY or c3 == EMPTY or c4 == EMPTY:
-                # a liberty: never suicide, never a capture
+            free = c1 == EMPTY or c2 == EMPTY or c3 == EMPTY or c4 == EMPTY
+            if free and c1 != opp and c2 != opp and c3 != opp and c4 != opp:
+                # a liberty and no enemy neighbour: no suicide, no capture
                 if h not in history:
                     return point
                 continue
-            free = False
             captured: list[int] = []
             for n2, c in ((point - 1, c1), (point + 1, c2), (point - s, c3), (point + s, c4)):
                 if c == color:
