@@ -1,0 +1,428 @@
+"""Keras networks: a base class with create/train/save/load/evaluate and
+three architectures (dense, convolutional, residual).
+
+Importing this module imports Keras (and TensorFlow, its default back end);
+nothing in imago imports it until a network is built, loaded or trained.
+Model code uses plain Keras layers and ``keras.ops`` only, so it runs on the
+JAX back end too; inference goes through one compiled function per input
+shape (a ``tf.function`` with a fixed signature and a free batch dimension
+on TensorFlow, ``jax.jit`` elsewhere) and always takes batches.
+
+A model is saved as ``NAME.keras`` plus a metadata sidecar ``NAME.json``:
+architecture and its parameters, board size(s), plane set, training data,
+metrics, date. :meth:`NeuralNetwork.load` reads both and refuses, with a
+message that says why, a model trained for another board size.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+import keras
+from keras import layers, ops
+
+from .features import encode_batch, legal_mask, num_planes
+
+METADATA_VERSION = 1
+
+
+class ModelSizeError(ValueError):
+    """A model was loaded or used for a board size it was not made for."""
+
+
+# ------------------------------------------------------------------ losses
+@keras.saving.register_keras_serializable(package="imago")
+def masked_mse(y_true, y_pred):
+    """Value loss: ``y_true[:, 0]`` is the outcome from the side to move,
+    ``y_true[:, 1]`` a 0/1 weight (0: the game had no result)."""
+    target = y_true[:, 0]
+    weight = y_true[:, 1]
+    err = ops.square(ops.reshape(y_pred, (-1,)) - target)
+    return err * weight
+
+
+def value_targets(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Pack value targets and their 0/1 weights for :func:`masked_mse`."""
+    return np.stack([np.asarray(values, np.float32), np.asarray(mask, np.float32)], axis=1)
+
+
+# ------------------------------------------------------------------ base class
+class NeuralNetwork:
+    """A Go network over one plane set. ``heads`` names its outputs among
+    ``policy`` (``size*size + 1`` probabilities, pass last), ``value``
+    (tanh, from the side to move) and ``ownership`` (``size*size`` in
+    [-1, 1], from the side to move).
+
+    Subclasses set ``architecture`` and ``heads`` and implement
+    :meth:`build_model`.
+    """
+
+    architecture = "abstract"
+    heads: tuple[str, ...] = ("policy",)
+    any_size = False  # True when the model plays boards of other sizes too
+
+    def __init__(self, board_size: int = 9, plane_set: str = "history",
+                 l2: float = 1e-4, **params: Any):
+        self.board_size = board_size
+        self.plane_set = plane_set
+        self.planes = num_planes(plane_set)
+        self.l2 = l2
+        self.params = params
+        self.model: Optional[keras.Model] = None
+        self.metadata: dict[str, Any] = {}
+        self._infer: dict[tuple[int, int], Any] = {}
+
+    # -------------------------------------------------------------- building
+    def regularizer(self):
+        return keras.regularizers.L2(self.l2) if self.l2 else None
+
+    def build_model(self) -> keras.Model:
+        raise NotImplementedError
+
+    def create(self) -> "NeuralNetwork":
+        """Build a new, untrained model."""
+        self.model = self.build_model()
+        self._infer = {}
+        return self
+
+    def compile(self, optimizer: str = "adam", learning_rate: float = 1e-3,
+                momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None
+                ) -> None:
+        """Compile for training: policy cross-entropy, value MSE (games
+        without a result are weighted 0), ownership MSE; the L2 penalty sits
+        on the layers. ``optimizer`` is ``adam`` or ``sgd`` (with Nesterov
+        momentum)."""
+        if optimizer == "sgd":
+            opt = keras.optimizers.SGD(learning_rate, momentum=momentum, nesterov=True)
+        elif optimizer == "adam":
+            opt = keras.optimizers.Adam(learning_rate)
+        else:
+            raise ValueError(f"unknown optimizer {optimizer!r}; choose adam or sgd")
+        all_losses = {"policy": "sparse_categorical_crossentropy", "value": masked_mse,
+                      "ownership": "mse"}
+        weights = {"policy": 1.0, "value": 1.0, "ownership": 1.0}
+        weights.update(loss_weights or {})
+        self.model.compile(
+            optimizer=opt,
+            loss={h: all_losses[h] for h in self.heads},
+            loss_weights={h: weights[h] for h in self.heads},
+            metrics={"policy": [keras.metrics.SparseCategoricalAccuracy(name="top1"),
+                                keras.metrics.SparseTopKCategoricalAccuracy(3, name="top3")]},
+        )
+
+    def train(self, x, y=None, **fit_args):
+        """``keras.Model.fit`` on this network's model (arrays or a dataset);
+        ``y`` is a dict by head (see :meth:`targets`)."""
+        return self.model.fit(x, y, **fit_args)
+
+    def targets(self, moves, values=None, value_mask=None, ownership=None) -> dict:
+        """Training targets in the form the compiled losses expect."""
+        y = {"policy": np.asarray(moves, np.int32)}
+        if "value" in self.heads:
+            y["value"] = value_targets(values, value_mask)
+        if "ownership" in self.heads:
+            y["ownership"] = np.asarray(ownership, np.float32)
+        return y
+
+    # -------------------------------------------------------------- inference
+    def _compiled(self, size: int):
+        key = (size, self.planes)
+        fn = self._infer.get(key)
+        if fn is None:
+            model = self.model
+            if keras.backend.backend() == "tensorflow":
+                import tensorflow as tf
+
+                spec = tf.TensorSpec([None, size, size, self.planes], tf.float32)
+                fn = tf.function(lambda x: model(x, training=False), input_signature=[spec])
+            elif keras.backend.backend() == "jax":
+                import jax
+
+                fn = jax.jit(lambda x: model(x, training=False))
+            else:
+                fn = lambda x: model(x, training=False)  # noqa: E731
+            self._infer[key] = fn
+        return fn
+
+    def check_size(self, size: int) -> None:
+        """Raise :class:`ModelSizeError` when the model cannot play ``size``."""
+        if size not in self.board_sizes and not self.any_size:
+            raise ModelSizeError(
+                f"this {self.architecture} network was made for "
+                f"{', '.join(f'{s}x{s}' for s in self.board_sizes)} boards, not {size}x{size}")
+
+    @property
+    def board_sizes(self) -> list[int]:
+        return list(self.metadata.get("board_sizes") or [self.board_size])
+
+    def evaluate(self, planes: np.ndarray) -> dict[str, np.ndarray]:
+        """Run the network on a batch ``(n, size, size, planes)``; returns
+        numpy arrays by head: ``policy (n, size*size+1)``, ``value (n,)``,
+        ``ownership (n, size*size)``."""
+        planes = np.asarray(planes, dtype=np.float32)
+        if planes.ndim != 4 or planes.shape[3] != self.planes:
+            raise ValueError(f"expected (batch, size, size, {self.planes}) planes, "
+                             f"got {planes.shape}")
+        self.check_size(planes.shape[1])
+        out = self._compiled(planes.shape[1])(planes)
+        result = {k: np.asarray(v) for k, v in out.items()}
+        if "value" in result:
+            result["value"] = result["value"].reshape(-1)
+        return result
+
+    def evaluate_nodes(self, nodes: Sequence, colors: Optional[Sequence[int]] = None
+                       ) -> dict[str, np.ndarray]:
+        """Encode game-tree nodes with this network's plane set and evaluate."""
+        return self.evaluate(encode_batch(nodes, self.plane_set, colors))
+
+    def metrics(self, planes: np.ndarray, moves: np.ndarray, values=None,
+                value_mask=None, ownership=None, batch_size: int = 256) -> dict[str, float]:
+        """Validation metrics: policy top-1/top-3 accuracy, value MSE (over
+        games with a result), ownership accuracy (sign agreement on points
+        with an owner)."""
+        n = len(moves)
+        top1 = top3 = 0
+        vse, vcount, ohit, ocount = 0.0, 0.0, 0, 0
+        for start in range(0, n, batch_size):
+            sl = slice(start, start + batch_size)
+            out = self.evaluate(planes[sl])
+            pol = out["policy"]
+            mv = np.asarray(moves[sl])
+            best3 = np.argsort(-pol, axis=1)[:, :3]
+            top1 += int((best3[:, 0] == mv).sum())
+            top3 += int((best3 == mv[:, None]).any(axis=1).sum())
+            if "value" in out and values is not None:
+                w = np.asarray(value_mask[sl], np.float32)
+                vse += float((w * (out["value"] - values[sl]) ** 2).sum())
+                vcount += float(w.sum())
+            if "ownership" in out and ownership is not None:
+                target = np.asarray(ownership[sl])
+                has = target != 0
+                ohit += int((np.sign(out["ownership"]) == np.sign(target))[has].sum())
+                ocount += int(has.sum())
+        result = {"samples": n, "policy_top1": top1 / max(n, 1), "policy_top3": top3 / max(n, 1)}
+        if vcount:
+            result["value_mse"] = vse / vcount
+        if ocount:
+            result["ownership_accuracy"] = ohit / ocount
+        return result
+
+    # -------------------------------------------------------------- masking
+    @staticmethod
+    def mask_policy(policy: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Zero the illegal moves of a policy vector (or batch) and
+        renormalise; an all-zero result puts everything on the pass."""
+        p = np.where(mask, policy, 0.0)
+        total = p.sum(axis=-1, keepdims=True)
+        out = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+        if out.ndim == 1 and total[0] <= 0:
+            out[-1] = 1.0
+        return out
+
+    def best_legal_moves(self, nodes: Sequence, colors: Sequence[int]) -> list[int]:
+        """The most probable legal flat move index for each position."""
+        pol = self.evaluate_nodes(nodes, colors)["policy"]
+        return [int(np.argmax(self.mask_policy(p, legal_mask(n.board, c))))
+                for p, n, c in zip(pol, nodes, colors)]
+
+    # -------------------------------------------------------------- save/load
+    def describe(self) -> dict[str, Any]:
+        """Metadata that rebuilds this network (merged into the sidecar)."""
+        return {
+            "format": METADATA_VERSION,
+            "architecture": self.architecture,
+            "heads": list(self.heads),
+            "board_sizes": self.board_sizes,
+            "any_size": self.any_size,
+            "plane_set": self.plane_set,
+            "planes": self.planes,
+            "l2": self.l2,
+            "params": self.params,
+            "parameters": int(self.model.count_params()) if self.model is not None else None,
+        }
+
+    def save(self, path: str | os.PathLike, include_optimizer: bool = False,
+             **metadata: Any) -> Path:
+        """Save ``path`` (``.keras``) and its ``.json`` sidecar, atomically
+        (written to temporary names, then renamed). Extra keyword arguments
+        (data, metrics, command, ...) go into the metadata. Without
+        ``include_optimizer`` the optimizer state is dropped (smaller file)."""
+        path = Path(path)
+        if path.suffix != ".keras":
+            path = path.with_suffix(".keras")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.metadata.update(metadata)
+        meta = dict(self.metadata)
+        meta.update(self.describe())
+        meta.setdefault("date", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        model = self.model
+        if not include_optimizer:
+            model = keras.models.clone_model(self.model)
+            model.set_weights(self.model.get_weights())
+        tmp = path.with_name(path.stem + ".tmp.keras")
+        model.save(tmp)
+        os.replace(tmp, path)
+        side = metadata_path(path)
+        tmp_side = side.with_name(side.name + ".tmp")
+        tmp_side.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp_side, side)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, board_size: Optional[int] = None,
+             compile: bool = False) -> "NeuralNetwork":
+        """Load a saved network (the class comes from the metadata). With
+        ``board_size``, raise :class:`ModelSizeError` unless the model was
+        made for that size (or plays any size)."""
+        path = Path(path)
+        side = metadata_path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no model at {path}")
+        if not side.exists():
+            raise FileNotFoundError(f"model {path} has no metadata file {side.name}")
+        meta = json.loads(side.read_text())
+        arch = meta.get("architecture")
+        if arch not in ARCHITECTURES:
+            raise ValueError(f"{path}: unknown architecture {arch!r}")
+        net_cls = ARCHITECTURES[arch]
+        sizes = meta.get("board_sizes") or []
+        net = net_cls(board_size=sizes[0] if sizes else 9, plane_set=meta["plane_set"],
+                      l2=meta.get("l2", 0.0), **meta.get("params", {}))
+        net.metadata = meta
+        if board_size is not None:
+            try:
+                net.check_size(board_size)
+            except ModelSizeError as err:
+                raise ModelSizeError(f"{path}: {err}") from None
+        net.model = keras.models.load_model(path, compile=compile)
+        return net
+
+
+def metadata_path(path: str | os.PathLike) -> Path:
+    """The metadata sidecar of a ``.keras`` model file."""
+    path = Path(path)
+    return path.with_suffix(".json")
+
+
+# ------------------------------------------------------------------ architectures
+class DenseNeuralNetwork(NeuralNetwork):
+    """Policy only: two Dense(81) layers on every point's planes, Flatten,
+    Dense(size*size + 1) softmax. A baseline."""
+
+    architecture = "dense"
+
+    def build_model(self) -> keras.Model:
+        n, reg = self.board_size, self.regularizer()
+        units = int(self.params.get("units", 81))
+        x = inp = keras.Input((n, n, self.planes), name="planes")
+        x = layers.Dense(units, activation="relu", kernel_regularizer=reg)(x)
+        x = layers.Dense(units, activation="relu", kernel_regularizer=reg)(x)
+        x = layers.Flatten()(x)
+        policy = layers.Dense(n * n + 1, activation="softmax", kernel_regularizer=reg,
+                              name="policy")(x)
+        return keras.Model(inp, {"policy": policy}, name="dense")
+
+
+class ConvNeuralNetwork(NeuralNetwork):
+    """Policy only: two (Conv 3x3, MaxPooling 2x2) pairs, Flatten,
+    Dense(size*size + 1) softmax."""
+
+    architecture = "conv"
+
+    def build_model(self) -> keras.Model:
+        n, reg = self.board_size, self.regularizer()
+        filters = int(self.params.get("filters", 32))
+        x = inp = keras.Input((n, n, self.planes), name="planes")
+        for f in (filters, 2 * filters):
+            x = layers.Conv2D(f, 3, padding="same", activation="relu", kernel_regularizer=reg)(x)
+            x = layers.MaxPooling2D(2, padding="same")(x)
+        x = layers.Flatten()(x)
+        policy = layers.Dense(n * n + 1, activation="softmax", kernel_regularizer=reg,
+                              name="policy")(x)
+        return keras.Model(inp, {"policy": policy}, name="conv")
+
+
+class ResidualNeuralNetwork(NeuralNetwork):
+    """AlphaGo Zero style: a 3x3 conv stem, ``blocks`` residual blocks of
+    ``filters`` (conv-BN-ReLU-conv-BN, skip, ReLU) and three heads, all
+    fully convolutional or globally pooled, so one model plays any size:
+
+    - policy: 1x1 conv to one plane (the points) plus a pass logit from
+      global pooling, softmax over ``size*size + 1``;
+    - value: global pooling, Dense, tanh (from the side to move);
+    - ownership: 1x1 conv, tanh, ``size*size`` (from the side to move).
+    """
+
+    architecture = "residual"
+    heads = ("policy", "value", "ownership")
+    any_size = True
+
+    def build_model(self) -> keras.Model:
+        reg = self.regularizer()
+        blocks = int(self.params.get("blocks", 6))
+        filters = int(self.params.get("filters", 64))
+        head = int(self.params.get("head_filters", 32))
+
+        def conv(x, f, k=3, name=None):
+            return layers.Conv2D(f, k, padding="same", use_bias=False,
+                                 kernel_regularizer=reg, name=name)(x)
+
+        def bn(x):
+            return layers.BatchNormalization(epsilon=1e-5)(x)
+
+        inp = keras.Input((None, None, self.planes), name="planes")
+        x = layers.ReLU()(bn(conv(inp, filters)))
+        for _ in range(blocks):
+            skip = x
+            y = layers.ReLU()(bn(conv(x, filters)))
+            y = bn(conv(y, filters))
+            x = layers.ReLU()(layers.Add()([skip, y]))
+
+        p = layers.ReLU()(bn(conv(x, head, 1)))
+        points = layers.Flatten()(layers.Conv2D(1, 1, kernel_regularizer=reg)(p))
+        pass_logit = layers.Dense(1, kernel_regularizer=reg)(layers.GlobalAveragePooling2D()(p))
+        policy = layers.Softmax(name="policy")(layers.Concatenate()([points, pass_logit]))
+
+        v = layers.ReLU()(bn(conv(x, head, 1)))
+        v = layers.GlobalAveragePooling2D()(v)
+        v = layers.Dense(64, activation="relu", kernel_regularizer=reg)(v)
+        value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+
+        o = layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg)(x)
+        ownership = layers.Flatten(name="ownership")(o)
+        return keras.Model(inp, {"policy": policy, "value": value, "ownership": ownership},
+                           name=f"residual_{blocks}x{filters}")
+
+
+ARCHITECTURES: dict[str, type[NeuralNetwork]] = {
+    "dense": DenseNeuralNetwork,
+    "conv": ConvNeuralNetwork,
+    "residual": ResidualNeuralNetwork,
+}
+
+
+def create_network(architecture: str, board_size: int = 9, plane_set: str = "history",
+                   **params: Any) -> NeuralNetwork:
+    """A new network of a registered architecture."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"unknown architecture {architecture!r}; choose from "
+                         f"{', '.join(ARCHITECTURES)}")
+    return ARCHITECTURES[architecture](board_size, plane_set, **params).create()
+
+
+def load_network(path: str | os.PathLike, board_size: Optional[int] = None) -> NeuralNetwork:
+    """Shorthand for :meth:`NeuralNetwork.load`."""
+    return NeuralNetwork.load(path, board_size)
+
+
+__all__ = [
+    "NeuralNetwork", "DenseNeuralNetwork", "ConvNeuralNetwork", "ResidualNeuralNetwork",
+    "ModelSizeError", "ARCHITECTURES", "create_network", "load_network", "masked_mse",
+    "value_targets", "metadata_path",
+]
