@@ -8,6 +8,7 @@ This file only reads the command line; the game is
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Optional
 
@@ -70,11 +71,17 @@ def main(argv: Optional[list[str]] = None) -> int:
                                    seconds=args.time)
     except ValueError as exc:
         parser.error(str(exc))
+    if hasattr(sys.stdin, "reconfigure"):
+        sys.stdin.reconfigure(errors="replace")  # a stray byte is bad input, not a crash
     try:
         return game.run()
     except KeyboardInterrupt:
         print("\nInterrupted.", flush=True)
         return 130
+    except BrokenPipeError:
+        # the reader went away (go.py | head): stop quietly
+        sys.stdout = open(os.devnull, "w")
+        return 0
 
 
 if __name__ == "__main__":

@@ -156,6 +156,7 @@ def test_occupied_and_suicide_are_refused_with_reasons():
     ("i5", "not a vertex: i5 (columns skip I);"),
     ("foo", "unknown command 'foo' (type help)"),
     ("d4 e5", "a move takes no argument: 'd4 e5'"),
+    ("d4\te5", "a move takes no argument: 'd4\\te5'"),
     ("undo please", "undo takes no argument"),
     ("4d", "unknown command '4d' (type help)"),
     ("%$#", "unknown command '%$#' (type help)"),
@@ -371,6 +372,16 @@ def test_go_py_end_of_input_exits_zero():
     assert proc.returncode == 0
     assert "End of input: game left unfinished. Bye." in proc.stdout
     assert proc.stderr == ""
+
+
+def test_go_py_survives_bytes_that_are_not_utf8():
+    proc = subprocess.run([sys.executable, str(GO_PY), "--human-vs-human"],
+                          input=b"\xff\xfe\nd4\nquit\n", capture_output=True,
+                          cwd=REPO, timeout=60)
+    assert proc.returncode == 0
+    assert b"unknown command" in proc.stdout
+    assert b"Move 1: Black D4." in proc.stdout
+    assert proc.stderr == b""
 
 
 def test_go_py_help():

@@ -262,8 +262,8 @@ class TerminalGame:
         """Run one input line: a command from :data:`COMMANDS` or a vertex."""
         if not line:
             return
-        word, _, argument = line.partition(" ")
-        name, argument = word.lower(), argument.strip()
+        word, *rest = line.split(None, 1)
+        name, argument = word.lower(), (rest[0].strip() if rest else "")
         entry = COMMANDS.get(name)
         if entry is None:
             if _VERTEX_LIKE.match(word):
