@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,28 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATA = SHARED / "data"
-GNUGO = shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
+
+
+def find_gnugo():
+    """The GNU Go binary, if installed."""
+    return shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
+
+
+def install_gnugo():
+    """Try ``apt-get install gnugo`` once (as root, with apt); the binary or None."""
+    if find_gnugo() or os.environ.get("IMAGO_NO_INSTALL"):
+        return find_gnugo()
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        return None
+    try:
+        subprocess.run("apt-get update -qq && apt-get install -y -qq gnugo", shell=True,
+                       capture_output=True, timeout=600, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return find_gnugo()
+
+
+_gnugo_cache: list = []
 
 
 def pytest_addoption(parser):
@@ -30,10 +52,14 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def gnugo_path():
-    """Path of the GNU Go binary, or skip with the reason."""
-    if GNUGO is None:
-        pytest.skip("GNU Go is not installed (apt-get install gnugo; .ci/run installs it)")
-    return GNUGO
+    """Path of the GNU Go binary (installed with apt-get when missing and we
+    are root), or skip with the reason."""
+    if not _gnugo_cache:
+        _gnugo_cache.append(install_gnugo())
+    if _gnugo_cache[0] is None:
+        pytest.skip("GNU Go is not installed and could not be installed "
+                    "(run as root with apt-get, or: apt-get install gnugo)")
+    return _gnugo_cache[0]
 
 
 @pytest.fixture
