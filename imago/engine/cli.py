@@ -1,0 +1,105 @@
+"""``imagocli``: run imago as a GTP engine on standard input and output.
+
+Only argument parsing and wiring live here: the algorithm comes from the
+registry (:func:`~imago.engine.algorithm.create_algorithm`), the game and
+clock from :class:`~imago.engine.engine.GameEngine`, the protocol from
+:class:`~imago.engine.gtp_io.ImagoIO`. Nothing heavy is imported before the
+chosen algorithm asks for it, so the engine starts at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import logging
+import sys
+from typing import Optional, Sequence
+
+import imago
+from imago.game.coords import MAX_SIZE
+
+from .algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm
+from .engine import GameEngine
+from .gtp_io import ImagoIO
+from .timecontrol import TimeControl
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def _size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 2 <= value <= MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"must be 2..{MAX_SIZE}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line options."""
+    parser = argparse.ArgumentParser(
+        prog="imagocli",
+        description="imago, a Go engine speaking GTP version 2 on stdin/stdout "
+                    "(for GoGui, Sabaki, KGS, gomill ...).")
+    parser.add_argument("--algorithm", "-a", default=DEFAULT_ALGORITHM,
+                        choices=algorithm_names(),
+                        help=f"how moves are chosen (default: {DEFAULT_ALGORITHM})")
+    parser.add_argument("--size", type=_size, default=19,
+                        help="board size until the controller sends boardsize (default: 19)")
+    parser.add_argument("--komi", type=float, default=7.5,
+                        help="komi until the controller sends komi (default: 7.5)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed, for repeatable games")
+    parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
+                        help="seconds per move when the game has no clock "
+                             "(default: the algorithm's own effort)")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
+                        help="what is logged to stderr (default: INFO)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log every GTP command and response (--log-level DEBUG)")
+    parser.add_argument("--version", action="version", version=f"imago {imago.__version__}")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Parse ``argv``, build the engine, serve GTP until EOF or quit."""
+    args = build_parser().parse_args(argv)
+    level = args.log_level or ("DEBUG" if args.verbose else "INFO")
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log = logging.getLogger("imago")
+
+    options = {} if args.seed is None else {"seed": args.seed}
+    try:
+        algorithm = create_algorithm(args.algorithm, **options)
+    except TypeError as error:
+        log.error("algorithm %s does not take these options: %s", args.algorithm, error)
+        return 2
+    engine = GameEngine(algorithm, args.size, args.komi, TimeControl(args.time))
+    log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
+             algorithm.name, args.size, args.size, args.komi, engine.time_control.describe())
+
+    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace",
+                             newline=None) if hasattr(sys.stdin, "buffer") else sys.stdin
+    try:
+        ImagoIO(engine, stdin, sys.stdout).run()
+    except KeyboardInterrupt:
+        log.info("interrupted")
+    finally:
+        engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

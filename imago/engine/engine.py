@@ -1,0 +1,198 @@
+"""The engine core: a game, a decision algorithm and a clock.
+
+:class:`GameEngine` is what GTP commands act on. It takes and returns
+internal values (colours, point indexes, numbers) and raises exceptions
+with readable reasons; it parses and formats no GTP text, so other front
+ends (terminal play, self-play, tests) can drive it directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Iterable, Optional
+
+from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, area_owners,
+                        format_board, index_to_vertex)
+
+from .algorithm import RESIGN, DecisionAlgorithm
+from .timecontrol import TimeControl
+
+log = logging.getLogger(__name__)
+
+ALIVE, DEAD, SEKI = "alive", "dead", "seki"
+STATUSES = (ALIVE, DEAD, SEKI)
+
+
+class GameEngine:
+    """A GTP engine's state and actions.
+
+    Attributes:
+        state: the :class:`GameState` being played.
+        algorithm: the :class:`DecisionAlgorithm` that chooses moves.
+        time_control: the :class:`TimeControl` (clock and per-move budget).
+        quit_requested: set by :meth:`quit`; the I/O loop stops after it.
+    """
+
+    def __init__(self, algorithm: DecisionAlgorithm, size: int = 19, komi: float = 7.5,
+                 time_control: Optional[TimeControl] = None):
+        self.algorithm = algorithm
+        self.state = GameState(size, komi)
+        self.time_control = time_control if time_control is not None else TimeControl()
+        self.quit_requested = False
+        self.algorithm.new_game(self.state)
+
+    # ------------------------------------------------------------ set-up
+    @property
+    def size(self) -> int:
+        """The board size."""
+        return self.state.size
+
+    def set_board_size(self, size: int) -> None:
+        """Change the size and clear the board. Raises ValueError for a size
+        the board does not support."""
+        self.state.clear(size)
+        self._new_game()
+
+    def clear_board(self) -> None:
+        """Start a new game on an empty board (size and komi kept)."""
+        self.state.clear()
+        self._new_game()
+
+    def set_komi(self, komi: float) -> None:
+        """Set the komi (any finite number)."""
+        self.state.komi = komi
+
+    def _new_game(self) -> None:
+        self.time_control.reset_clocks()
+        self.algorithm.new_game(self.state)
+
+    def _position_changed(self) -> None:
+        """Tell the algorithm that the current node moved (play, undo,
+        handicap, genmove). An algorithm that keeps a search tree may define
+        ``position_changed(state)`` to reuse or drop it; the interface does
+        not require it."""
+        hook = getattr(self.algorithm, "position_changed", None)
+        if hook is not None:
+            hook(self.state)
+
+    # ------------------------------------------------------------ moves
+    def play(self, color: int, point: Optional[int]) -> GameMove:
+        """Play a move of either colour (None: pass). Raises
+        :class:`IllegalMoveError` with the reason; the game is unchanged."""
+        node = self.state.play(color, point)
+        self._position_changed()
+        return node
+
+    def choose_move(self, color: int) -> Optional[int]:
+        """Ask the algorithm for ``color``'s move (point, None for pass or
+        :data:`RESIGN`) within the clock's budget, without playing it."""
+        seconds = self.time_control.seconds_for_move(
+            color, self.state.current.number, self.state.size)
+        started = time.monotonic()
+        move = self.algorithm.choose_move(self.state, color, seconds)
+        used = time.monotonic() - started
+        self.time_control.record_move(color, used)
+        log.info("%s chose %s in %.2f s (budget %s)", self.algorithm.name,
+                 self.format_move(move), used,
+                 "none" if seconds is None else f"{seconds:.2f} s")
+        return move
+
+    def genmove(self, color: int) -> Optional[int]:
+        """Choose ``color``'s move and play it; returns the move (point,
+        None for pass, :data:`RESIGN` -- a resignation changes nothing)."""
+        move = self.choose_move(color)
+        if move != RESIGN:
+            self.play(color, move)
+        return move
+
+    def undo(self) -> None:
+        """Take back the last move. Raises ValueError("cannot undo") when
+        there is none (handicap stones are not moves)."""
+        self.state.undo()
+        self._position_changed()
+
+    # ------------------------------------------------------------ handicap
+    def fixed_handicap(self, stones: int) -> list[int]:
+        """Place a fixed handicap; returns the points. Raises ValueError
+        ("board not empty", "invalid number of stones ...")."""
+        points = self.state.set_fixed_handicap(stones)
+        self._position_changed()
+        return points
+
+    def place_free_handicap(self, stones: int) -> list[int]:
+        """Let imago choose and place ``stones`` handicap stones."""
+        points = self.state.place_free_handicap(stones)
+        self._position_changed()
+        return points
+
+    def set_free_handicap(self, points: list[int]) -> None:
+        """Place handicap stones where the opponent chose."""
+        self.state.set_free_handicap(points)
+        self._position_changed()
+
+    # ------------------------------------------------------------ scoring
+    def dead_stones(self) -> list[int]:
+        """The stones imago considers dead on the current board. For now
+        every stone is alive; a dead-stone estimate replaces this method."""
+        return []
+
+    def score(self, dead: Optional[Iterable[int]] = None) -> float:
+        """Area score from Black's side with komi, ``dead`` stones removed
+        (default: :meth:`dead_stones`)."""
+        return self.state.score(self.dead_stones() if dead is None else dead)
+
+    def final_score(self, dead: Optional[Iterable[int]] = None) -> str:
+        """The result: ``B+3.5``, ``W+0.5`` or ``0``."""
+        return self.state.result(self.dead_stones() if dead is None else dead)
+
+    def final_status(self, status: str) -> list[list[int]]:
+        """The strings (lists of points) with ``status`` ``alive``, ``dead``
+        or ``seki``. Raises ValueError for another status."""
+        if status not in STATUSES:
+            raise ValueError(f"unknown status {status!r}")
+        if status == SEKI:
+            return []
+        board = self.state.board
+        dead = set(self.dead_stones())
+        strings, seen = [], set()
+        for p in board.on_board():
+            if board.cells[p] not in (BLACK, WHITE) or p in seen:
+                continue
+            stones = board.string_stones(p)
+            seen.update(stones)
+            if (p in dead) == (status == DEAD):
+                strings.append(sorted(stones))
+        return strings
+
+    def area_owners(self) -> list[int]:
+        """Owner of every cell (BLACK, WHITE or EMPTY) with dead stones removed."""
+        return area_owners(self.state.board, self.dead_stones())
+
+    # ------------------------------------------------------------ views
+    def showboard(self) -> str:
+        """The board drawn in text, the last move marked, captures beside it."""
+        current = self.state.current
+        return format_board(current.board, current.point if current.is_move else None,
+                            current.captures)
+
+    def last_move(self) -> Optional[GameMove]:
+        """The node of the last move, or None at the start."""
+        return self.state.last_move
+
+    def move_history(self) -> list[GameMove]:
+        """The moves played, most recent first (GNU Go's ``move_history``)."""
+        return list(reversed(self.state.history()))
+
+    def format_move(self, move: Optional[int]) -> str:
+        """A move as GTP writes it: vertex, ``pass`` or ``resign``."""
+        if move == RESIGN:
+            return "resign"
+        return index_to_vertex(move, self.state.size)
+
+    def close(self) -> None:
+        """Release the algorithm's resources."""
+        self.algorithm.close()
+
+
+__all__ = ["GameEngine", "IllegalMoveError", "STATUSES", "ALIVE", "DEAD", "SEKI"]

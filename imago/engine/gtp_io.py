@@ -1,0 +1,178 @@
+"""GTP version 2 input and output: :class:`ImagoIO`.
+
+ImagoIO reads commands from a text stream, preprocesses them as the
+specification says (control characters other than HT and LF dropped,
+``#`` comments cut, tabs made spaces, empty lines skipped), runs them
+through the command table and writes ``=id result`` / ``?id error``
+responses, each ended by one blank line and flushed. Only protocol goes to
+the output stream; logs go through :mod:`logging` (stderr). Bad input and
+failing commands never stop the loop; EOF and ``quit`` end it cleanly.
+
+Input is read by a background thread into a queue, so a long-running
+command can see that new input arrived (:meth:`ImagoIO.input_pending`) and
+stop, and can stream lines with :meth:`ImagoIO.write_line` -- what
+interruptible analysis commands (``lz-analyze``, GoGui's ``# interrupt``)
+need.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, TextIO
+
+from . import commands
+from .engine import GameEngine
+
+log = logging.getLogger(__name__)
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""Control characters to drop: all but HT (LF ends the line anyway)."""
+
+Executor = Callable[[GameEngine, str, Sequence[str]], str]
+
+
+def preprocess(line: str) -> str:
+    """A raw input line as the spec's preprocessing leaves it: control
+    characters removed, comment cut, tabs to spaces, ends stripped
+    (``''``: nothing to run)."""
+    line = _CONTROL.sub("", line)
+    line = line.split("#", 1)[0]
+    return line.replace("\t", " ").strip()
+
+
+@dataclass
+class GtpCommand:
+    """One parsed command line: optional numeric ``id``, ``name``, ``args``."""
+
+    id: Optional[int]
+    name: str
+    args: list[str] = field(default_factory=list)
+
+
+def parse_command(line: str) -> Optional[GtpCommand]:
+    """Preprocess and split a raw line; None when nothing is left."""
+    words = preprocess(line).split()
+    if not words:
+        return None
+    cmd_id = None
+    if words[0].isdigit():
+        cmd_id = int(words.pop(0))
+    name = words.pop(0) if words else ""
+    return GtpCommand(cmd_id, name, words)
+
+
+def format_response(cmd_id: Optional[int], success: bool, text: str) -> str:
+    """``=id text\\n\\n`` or ``?id text\\n\\n``. A multi-line ``text`` keeps
+    its lines but loses empty ones (an empty line would end the response);
+    an error message is made one line."""
+    mark = "=" if success else "?"
+    ident = "" if cmd_id is None else str(cmd_id)
+    if success:
+        first, *others = text.rstrip().split("\n")
+        body = "\n".join([first.rstrip()] + [ln.rstrip() for ln in others if ln.strip()])
+    else:
+        body = " ".join(text.split())
+    return f"{mark}{ident}{' ' if body else ''}{body}\n\n"
+
+
+class ImagoIO:
+    """The GTP loop: reads ``input``, answers on ``output``.
+
+    ``execute`` runs one command (default: :func:`commands.execute`, the
+    command table). Use :meth:`run` to serve until EOF or ``quit``.
+    """
+
+    def __init__(self, engine: GameEngine, input: TextIO = sys.stdin,
+                 output: TextIO = sys.stdout, execute: Executor = commands.execute):
+        self.engine = engine
+        self.input = input
+        self.output = output
+        self.execute = execute
+        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._reader: Optional[threading.Thread] = None
+        self._closed = False
+
+    # ------------------------------------------------------------ input
+    def _read_input(self) -> None:
+        try:
+            for line in iter(self.input.readline, ""):
+                self.lines.put(line)
+        except Exception:  # a broken input stream ends the session like EOF
+            log.exception("reading GTP input failed")
+        finally:
+            self.lines.put(None)
+
+    def start_reader(self) -> None:
+        """Start the thread that queues input lines (done by :meth:`run`)."""
+        if self._reader is None:
+            self._reader = threading.Thread(target=self._read_input, name="gtp-input",
+                                            daemon=True)
+            self._reader.start()
+
+    def next_line(self, timeout: Optional[float] = None) -> Optional[str]:
+        """The next raw input line; None at EOF. Raises queue.Empty when a
+        ``timeout`` passes first."""
+        self.start_reader()
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            self.lines.put(None)  # EOF stays visible to later calls
+        return line
+
+    def input_pending(self) -> bool:
+        """True when input (or EOF) is waiting: a streaming command should
+        stop and end its response."""
+        return not self.lines.empty()
+
+    # ------------------------------------------------------------ output
+    def write(self, text: str) -> bool:
+        """Write and flush; False (and the loop ends) if the output is gone."""
+        try:
+            self.output.write(text)
+            self.output.flush()
+            return True
+        except (OSError, ValueError) as error:
+            log.error("GTP output closed: %s", error)
+            self._closed = True
+            return False
+
+    def write_line(self, text: str) -> bool:
+        """One line of a streamed response (analysis ``info ...`` lines)."""
+        return self.write(text.rstrip("\n") + "\n")
+
+    # ------------------------------------------------------------ commands
+    def handle(self, line: str) -> Optional[str]:
+        """Run one raw input line; the framed response, or None for a line
+        with no command."""
+        cmd = parse_command(line)
+        if cmd is None:
+            return None
+        log.debug("<< %s", line.rstrip("\n"))
+        try:
+            text = self.execute(self.engine, cmd.name, cmd.args)
+            success = True
+        except commands.GtpError as error:
+            text, success = str(error), False
+        except Exception as error:  # a bug must not end the session
+            log.exception("command %r failed", line.strip())
+            text, success = f"internal error: {type(error).__name__}: {error}", False
+        response = format_response(cmd.id, success, text)
+        log.debug(">> %s", response.rstrip("\n"))
+        return response
+
+    def run(self) -> None:
+        """Serve commands until EOF, ``quit`` or a closed output."""
+        while not self._closed:
+            line = self.next_line()
+            if line is None:
+                log.debug("end of input")
+                break
+            response = self.handle(line)
+            if response is None:
+                continue
+            if not self.write(response) or self.engine.quit_requested:
+                break

@@ -1,0 +1,221 @@
+"""Time control: the clock settings GTP sends and the time to spend on a move.
+
+GTP gives the clock three ways:
+
+- ``time_settings main byo_yomi_time byo_yomi_stones`` (GTP v2, Canadian
+  byo-yomi; ``byo_yomi_time > 0`` with ``byo_yomi_stones == 0`` means no
+  limit; ``byo_yomi_time == 0`` means absolute time);
+- ``kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S``
+  (KGS; ``byoyomi`` is Japanese byo-yomi with P periods of T seconds);
+- ``time_left color time stones`` before a move (``stones`` 0: main time;
+  otherwise stones left in the Canadian period, or periods left in Japanese
+  byo-yomi, as KGS sends them).
+
+:class:`TimeControl` keeps one :class:`Clock` per colour, runs it down itself
+with :meth:`TimeControl.record_move` when no ``time_left`` comes, and answers
+:meth:`TimeControl.seconds_for_move` with a safety margin so that imago does
+not lose on time. No GTP text is parsed here beyond the numbers handed in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+NONE = "none"
+ABSOLUTE = "absolute"
+CANADIAN = "canadian"
+BYOYOMI = "byoyomi"
+SYSTEMS = (NONE, ABSOLUTE, CANADIAN, BYOYOMI)
+
+SAFETY_FRACTION = 0.1
+"""Share of a move's budget kept back for the engine's own overhead."""
+SAFETY_SECONDS = 0.5
+"""Seconds kept back on every move for transmission and GUI delays."""
+MIN_SECONDS = 0.05
+"""The least time a move is given, even with the clock nearly out."""
+MIN_MOVES_LEFT = 10
+"""Main time is never shared over fewer of our own moves than this."""
+
+
+def expected_game_moves(board_size: int) -> int:
+    """Rough length of a game (both colours) on ``board_size``: 252 on
+    19x19, 60 on 9x9."""
+    return max(2 * MIN_MOVES_LEFT, round(0.7 * board_size * board_size))
+
+
+@dataclass
+class Clock:
+    """One player's clock: ``main`` seconds of main time left, then in
+    byo-yomi ``period`` seconds left in the current period (Canadian: for
+    the whole block) with ``stones`` left to play in it (Canadian) or
+    ``stones`` periods left (Japanese)."""
+
+    main: float = 0.0
+    period: float = 0.0
+    stones: int = 0
+
+
+class TimeControl:
+    """The game's time settings, both players' clocks, and the per-move
+    budget. ``default_seconds`` (the command line's ``--time``) is the time
+    per move when the game has no clock; None lets the algorithm decide."""
+
+    def __init__(self, default_seconds: Optional[float] = None):
+        if default_seconds is not None and not default_seconds > 0:
+            raise ValueError("the time per move must be positive")
+        self.default_seconds = default_seconds
+        self.system = NONE
+        self.main_time = 0.0
+        self.byo_yomi_time = 0.0
+        self.byo_yomi_stones = 0
+        self.clocks: dict[int, Clock] = {}
+
+    # ------------------------------------------------------------ settings
+    def time_settings(self, main_time: float, byo_yomi_time: float,
+                      byo_yomi_stones: int) -> None:
+        """GTP ``time_settings``. Raises ValueError on negative numbers."""
+        _check_non_negative(main_time, byo_yomi_time, byo_yomi_stones)
+        if byo_yomi_time > 0 and byo_yomi_stones == 0:
+            self.set_system(NONE)
+        elif byo_yomi_time == 0:
+            self.set_system(ABSOLUTE, main_time)
+        else:
+            self.set_system(CANADIAN, main_time, byo_yomi_time, byo_yomi_stones)
+
+    def kgs_time_settings(self, system: str, *numbers: float) -> None:
+        """KGS ``kgs-time_settings``: ``none``, ``absolute M``, ``byoyomi M
+        T P`` or ``canadian M T S``. Raises ValueError on anything else."""
+        system = system.lower()
+        arity = {NONE: 0, ABSOLUTE: 1, BYOYOMI: 3, CANADIAN: 3}
+        if system not in arity:
+            raise ValueError(f"unknown time system {system!r}")
+        if len(numbers) != arity[system]:
+            raise ValueError(f"{system} takes {arity[system]} numbers")
+        _check_non_negative(*numbers)
+        if system in (BYOYOMI, CANADIAN) and (numbers[1] == 0 or numbers[2] == 0):
+            # no byo-yomi after the main time: absolute
+            self.set_system(ABSOLUTE, numbers[0])
+        else:
+            self.set_system(system, *numbers)
+
+    def set_system(self, system: str, main_time: float = 0.0,
+                   byo_yomi_time: float = 0.0, byo_yomi_stones: float = 0) -> None:
+        """Set the clock (byo_yomi_stones: stones per Canadian period or
+        Japanese periods) and reset both players' clocks."""
+        if system not in SYSTEMS:
+            raise ValueError(f"unknown time system {system!r}")
+        if byo_yomi_stones != int(byo_yomi_stones):
+            raise ValueError("the number of stones or periods must be a whole number")
+        self.system = system
+        self.main_time = float(main_time)
+        self.byo_yomi_time = float(byo_yomi_time)
+        self.byo_yomi_stones = int(byo_yomi_stones)
+        self.reset_clocks()
+
+    def reset_clocks(self) -> None:
+        """Both clocks back to the full settings (a new game)."""
+        self.clocks = {}
+
+    @property
+    def unlimited(self) -> bool:
+        """True when the game has no clock."""
+        return self.system == NONE
+
+    def clock(self, color: int) -> Clock:
+        """``color``'s clock, full at first."""
+        clock = self.clocks.get(color)
+        if clock is None:
+            in_byo = self.system in (CANADIAN, BYOYOMI)
+            clock = Clock(self.main_time, self.byo_yomi_time if in_byo else 0.0,
+                          self.byo_yomi_stones if in_byo else 0)
+            self.clocks[color] = clock
+        return clock
+
+    # ------------------------------------------------------------ updates
+    def time_left(self, color: int, seconds: float, stones: int) -> None:
+        """GTP ``time_left``: ``stones`` 0 means main time; otherwise the
+        player is in byo-yomi with ``seconds`` left in the period and
+        ``stones`` stones (Canadian) or periods (Japanese) left."""
+        _check_non_negative(seconds, stones)
+        clock = self.clock(color)
+        if stones == 0 or self.system in (NONE, ABSOLUTE):
+            clock.main = float(seconds)
+            if self.system in (CANADIAN, BYOYOMI):
+                clock.period, clock.stones = self.byo_yomi_time, self.byo_yomi_stones
+        else:
+            clock.main, clock.period, clock.stones = 0.0, float(seconds), int(stones)
+
+    def record_move(self, color: int, seconds: float) -> None:
+        """Run ``color``'s clock down by a move that took ``seconds``
+        (until the next ``time_left`` corrects it)."""
+        if self.unlimited:
+            return
+        clock = self.clock(color)
+        used = seconds
+        if clock.main > 0 or self.system == ABSOLUTE:
+            spent = min(clock.main, used) if self.system != ABSOLUTE else used
+            clock.main -= spent
+            used -= spent
+            if used <= 0:
+                return
+        if self.system == CANADIAN:
+            clock.period -= used
+            clock.stones -= 1
+            if clock.stones <= 0:
+                clock.period, clock.stones = self.byo_yomi_time, self.byo_yomi_stones
+        elif self.system == BYOYOMI:
+            while used > clock.period and clock.stones > 1:
+                used -= clock.period
+                clock.stones -= 1
+            clock.period = self.byo_yomi_time
+
+    # ------------------------------------------------------------ budget
+    def seconds_for_move(self, color: int, moves_played: int,
+                         board_size: int) -> Optional[float]:
+        """Seconds ``color`` may think on its next move: None when neither
+        a clock nor a default is set, the default without a clock, else a
+        share of the time left minus a safety margin (never below
+        :data:`MIN_SECONDS`)."""
+        if self.unlimited:
+            return self.default_seconds
+        clock = self.clock(color)
+        moves_left = max(MIN_MOVES_LEFT,
+                         (expected_game_moves(board_size) - moves_played) / 2)
+        main_share = max(clock.main, 0.0) / moves_left
+        if self.system == ABSOLUTE:
+            budget = main_share
+        elif clock.main > 0:
+            # in main time, but byo-yomi follows: at least a byo-yomi move
+            budget = max(main_share, self._byo_yomi_move(clock, fresh=True))
+        else:
+            budget = self._byo_yomi_move(clock, fresh=False)
+        return max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - SAFETY_SECONDS)
+
+    def _byo_yomi_move(self, clock: Clock, fresh: bool) -> float:
+        """Time for one move in byo-yomi (a fresh period, or as it stands)."""
+        if self.system == CANADIAN:
+            if fresh:
+                return self.byo_yomi_time / max(1, self.byo_yomi_stones)
+            return max(clock.period, 0.0) / max(1, clock.stones)
+        if fresh:
+            return self.byo_yomi_time
+        return max(clock.period, 0.0) if clock.stones > 0 else 0.0
+
+    def describe(self) -> str:
+        """The settings in words, for logs."""
+        if self.unlimited:
+            extra = f", {self.default_seconds:g} s per move" if self.default_seconds else ""
+            return f"no time limit{extra}"
+        if self.system == ABSOLUTE:
+            return f"absolute {self.main_time:g} s"
+        what = "stones" if self.system == CANADIAN else "periods"
+        return (f"{self.system} {self.main_time:g} s + {self.byo_yomi_time:g} s "
+                f"/ {self.byo_yomi_stones} {what}")
+
+
+def _check_non_negative(*numbers: float) -> None:
+    for n in numbers:
+        if not math.isfinite(n) or n < 0:
+            raise ValueError(f"time values must be finite and non-negative, not {n}")
