@@ -49,6 +49,7 @@ DEFAULT_ALGORITHM = "random"
 
 ALGORITHMS: dict[str, str] = {
     "random": "imago.engine.random_algorithm:RandomAlgorithm",
+    "uct": "imago.engine.uct:UCTAlgorithm",
 }
 
 
