@@ -1,0 +1,388 @@
+"""Every GTP command in the table: answers, effects and the spec's errors."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import imago
+from imago.engine.algorithm import RESIGN, DecisionAlgorithm
+from imago.engine.commands import COMMANDS, GtpError, execute
+from imago.engine.engine import GameEngine
+from imago.engine.gtp_io import ImagoIO
+from imago.engine.random_algorithm import RandomAlgorithm
+from imago.engine.timecontrol import ABSOLUTE, BYOYOMI, CANADIAN, NONE
+from imago.game import BLACK, EMPTY, WHITE, vertex_to_index
+
+REQUIRED = ["protocol_version", "name", "version", "known_command", "list_commands", "quit",
+            "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+            "final_score", "final_status_list", "fixed_handicap", "place_free_handicap",
+            "set_free_handicap", "time_settings", "time_left", "kgs-time_settings",
+            "reg_genmove", "kgs-genmove_cleanup", "last_move", "move_history"]
+
+
+@pytest.fixture
+def engine() -> GameEngine:
+    return GameEngine(RandomAlgorithm(seed=5), 9, 7.5)
+
+
+def gtp(engine: GameEngine, *lines: str) -> str:
+    """The framed responses to ``lines`` (quit not needed)."""
+    out = io.StringIO()
+    ImagoIO(engine, io.StringIO("".join(line + "\n" for line in lines)), out).run()
+    return out.getvalue()
+
+
+def ok(engine: GameEngine, line: str) -> str:
+    """The text of a successful response."""
+    name, *args = line.split()
+    return execute(engine, name, args)
+
+
+def error(engine: GameEngine, line: str) -> str:
+    """The error text of a failing command."""
+    name, *args = line.split()
+    with pytest.raises(GtpError) as info:
+        execute(engine, name, args)
+    return str(info.value)
+
+
+def stone(engine: GameEngine, vertex: str) -> int:
+    return engine.state.board[vertex_to_index(vertex, engine.size)]
+
+
+class Resigner(DecisionAlgorithm):
+    name = "resigner"
+
+    def choose_move(self, state, color, seconds=None):
+        return RESIGN
+
+
+# ---------------------------------------------------------------- administration
+def test_administration(engine):
+    assert gtp(engine, "protocol_version", "1 name", "2 version") == (
+        f"= 2\n\n=1 imago\n\n=2 {imago.__version__}\n\n")
+
+
+def test_list_commands_reads_the_table(engine):
+    names = ok(engine, "list_commands").split("\n")
+    assert names == list(COMMANDS)
+    assert set(REQUIRED) <= set(names)
+    assert all(" " not in n and n for n in names)
+
+
+def test_known_command(engine):
+    for name in COMMANDS:
+        assert ok(engine, f"known_command {name}") == "true"
+    assert ok(engine, "known_command foo") == "false"
+    assert ok(engine, "known_command PLAY") == "false"  # command names are case-sensitive
+    assert error(engine, "known_command") == "syntax error"
+
+
+def test_unknown_command(engine):
+    assert gtp(engine, "7 frobnicate 3") == "?7 unknown command\n\n"
+
+
+def test_extra_arguments_are_a_syntax_error(engine):
+    assert error(engine, "name now") == "syntax error"
+    assert error(engine, "play b d4 e5") == "syntax error"
+
+
+def test_quit(engine):
+    assert ok(engine, "quit") == ""
+    assert engine.quit_requested
+
+
+# ---------------------------------------------------------------- set-up
+def test_boardsize(engine):
+    ok(engine, "play b e5")
+    assert gtp(engine, "1 boardsize 13") == "=1\n\n"
+    assert engine.size == 13 and engine.state.board.is_empty_board()
+    ok(engine, "boardsize 2")
+    ok(engine, "boardsize 25")
+    assert engine.size == 25
+    for bad in ("1", "0", "26", "-9"):
+        assert error(engine, f"boardsize {bad}") == "unacceptable size"
+    assert engine.size == 25
+    assert error(engine, "boardsize nine") == "syntax error"
+    assert error(engine, "boardsize") == "syntax error"
+
+
+def test_clear_board(engine):
+    ok(engine, "fixed_handicap 2")
+    ok(engine, "play w e5")
+    assert ok(engine, "clear_board") == ""
+    assert engine.state.board.is_empty_board()
+    assert engine.state.handicap == 0 and engine.state.to_move == BLACK
+    assert engine.size == 9 and engine.state.komi == 7.5
+
+
+def test_komi(engine):
+    ok(engine, "komi 6.5")
+    assert engine.state.komi == 6.5
+    ok(engine, "komi -3")
+    assert engine.state.komi == -3
+    for bad in ("komi abc", "komi nan", "komi inf", "komi"):
+        assert error(engine, bad) == "syntax error"
+    assert engine.state.komi == -3
+
+
+# ---------------------------------------------------------------- play, undo
+def test_play_any_case_and_colour_order(engine):
+    assert gtp(engine, "1 play b d4", "2 play WHITE E5", "3 play Black c3",
+               "4 play black j9", "5 play w pass") == "=1\n\n=2\n\n=3\n\n=4\n\n=5\n\n"
+    assert stone(engine, "D4") == BLACK and stone(engine, "e5") == WHITE
+    assert stone(engine, "J9") == BLACK
+    assert engine.state.current.is_pass and engine.state.to_move == BLACK
+
+
+def test_play_errors(engine):
+    ok(engine, "play b e5")
+    assert gtp(engine, "1 play w e5") == "?1 illegal move\n\n"  # occupied
+    assert error(engine, "play b j10") == "illegal move"  # off this board
+    assert error(engine, "play b z25") == "illegal move"
+    assert error(engine, "play b i5") == "syntax error"  # no column I
+    assert error(engine, "play b 5e") == "syntax error"
+    assert error(engine, "play x e4") == "invalid color"
+    assert error(engine, "play b") == "syntax error"
+    assert engine.state.current.number == 1
+
+
+def test_play_suicide_and_ko(engine):
+    ok(engine, "play b a2")
+    ok(engine, "play b b1")
+    assert error(engine, "play w a1") == "illegal move"  # suicide
+    ok(engine, "play b a1")  # filling one's own eye is legal
+    ok(engine, "clear_board")
+    for move in ("b d5", "b c4", "b d3", "w e5", "w f4", "w e3", "b e4", "w d4"):
+        ok(engine, f"play {move}")  # white d4 captures e4
+    assert stone(engine, "e4") == EMPTY
+    assert error(engine, "play b e4") == "illegal move"  # immediate retake: ko
+    ok(engine, "play b j9")
+    ok(engine, "play w j1")
+    ok(engine, "play b e4")  # legal after a ko threat
+
+
+def test_undo(engine):
+    assert gtp(engine, "3 undo") == "?3 cannot undo\n\n"
+    ok(engine, "play b e5")
+    ok(engine, "play w pass")
+    ok(engine, "undo")
+    ok(engine, "undo")
+    assert engine.state.board.is_empty_board()
+    assert error(engine, "undo") == "cannot undo"
+    ok(engine, "fixed_handicap 2")
+    assert error(engine, "undo") == "cannot undo"  # handicap stones are not moves
+
+
+# ---------------------------------------------------------------- genmove
+def test_genmove_plays_and_answers_a_vertex(engine):
+    answer = ok(engine, "genmove b")
+    point = vertex_to_index(answer, 9)
+    assert engine.state.board[point] == BLACK
+    assert engine.state.current.color == BLACK
+    answer = ok(engine, "genmove WHITE")
+    assert stone(engine, answer) == WHITE
+    assert error(engine, "genmove") == "syntax error"
+    assert error(engine, "genmove red") == "invalid color"
+
+
+def test_genmove_passes_when_nothing_is_left():
+    engine = GameEngine(RandomAlgorithm(seed=1), 2, 0)
+    ok(engine, "play b a1")
+    ok(engine, "play b b2")
+    assert ok(engine, "genmove b") == "pass"  # only own eyes are left
+    assert engine.state.current.is_pass
+
+
+def test_genmove_resign_changes_nothing():
+    engine = GameEngine(Resigner(), 9, 7.5)
+    assert gtp(engine, "1 genmove w", "2 reg_genmove b",
+               "3 kgs-genmove_cleanup b") == "=1 resign\n\n=2 resign\n\n=3 resign\n\n"
+    assert engine.state.current is engine.state.root
+
+
+def test_reg_genmove_does_not_play(engine):
+    answer = ok(engine, "reg_genmove b")
+    vertex_to_index(answer, 9)  # a vertex
+    assert engine.state.board.is_empty_board()
+    assert engine.state.current is engine.state.root
+
+
+def test_kgs_genmove_cleanup_plays(engine):
+    answer = ok(engine, "kgs-genmove_cleanup w")
+    assert stone(engine, answer) == WHITE
+
+
+def test_whole_game_by_genmove_ends_in_two_passes(engine):
+    for _ in range(400):
+        if engine.state.consecutive_passes() >= 2:
+            break
+        ok(engine, f"genmove {'b' if engine.state.to_move == BLACK else 'w'}")
+    assert engine.state.consecutive_passes() == 2
+    result = ok(engine, "final_score")
+    assert result[0] in "BW" or result == "0"
+
+
+# ---------------------------------------------------------------- views
+def test_showboard(engine):
+    ok(engine, "play b d4")
+    out = gtp(engine, "2 showboard")
+    assert out.startswith("=2 \n") and out.endswith("\n\n")
+    body = out[len("=2 \n"):-2]
+    lines = body.split("\n")
+    assert len(lines) == 11 and all(lines)
+    assert lines[0].split() == list("ABCDEFGHJ")
+    assert "(X)" in lines[6]  # row 4, the last move marked
+
+
+def test_last_move_and_move_history(engine):
+    assert error(engine, "last_move") == "no previous move known"
+    assert ok(engine, "move_history") == ""
+    ok(engine, "play b d4")
+    ok(engine, "play w pass")
+    ok(engine, "play w E5")
+    assert ok(engine, "last_move") == "white E5"
+    assert ok(engine, "move_history") == "white E5\nwhite pass\nblack D4"
+
+
+# ---------------------------------------------------------------- scoring
+def test_final_score(engine):
+    assert gtp(engine, "1 final_score") == "=1 W+7.5\n\n"
+    ok(engine, "play b e5")
+    assert ok(engine, "final_score") == "B+73.5"
+    ok(engine, "play w d5")
+    assert ok(engine, "final_score") == "W+7.5"  # all dame: 1 - 1 - 7.5
+    ok(engine, "komi 0")
+    assert ok(engine, "final_score") == "0"
+
+
+def test_final_score_uses_the_engines_dead_stones(engine, monkeypatch):
+    ok(engine, "play b e5")
+    ok(engine, "play w a1")
+    dead = [vertex_to_index("a1", 9)]
+    monkeypatch.setattr(engine, "dead_stones", lambda: dead)
+    assert ok(engine, "final_score") == "B+73.5"
+    assert ok(engine, "final_status_list dead") == "A1"
+    assert ok(engine, "final_status_list alive") == "E5"
+
+
+def test_final_status_list(engine):
+    assert ok(engine, "final_status_list alive") == ""
+    for move in ("b a1", "b a2", "w e5", "w d5", "b j9"):
+        ok(engine, f"play {move}")
+    # one string per line, from the top of the board
+    assert ok(engine, "final_status_list alive") == "J9\nD5 E5\nA2 A1"
+    assert ok(engine, "final_status_list ALIVE") == "J9\nD5 E5\nA2 A1"
+    assert ok(engine, "final_status_list dead") == ""
+    assert ok(engine, "final_status_list seki") == ""
+    assert error(engine, "final_status_list zombie") == "syntax error"
+    assert error(engine, "final_status_list") == "syntax error"
+
+
+# ---------------------------------------------------------------- handicap
+def test_fixed_handicap(engine):
+    assert gtp(engine, "1 fixed_handicap 2") == "=1 C3 G7\n\n"
+    assert engine.state.to_move == WHITE and engine.state.handicap == 2
+    assert stone(engine, "C3") == BLACK
+    assert error(engine, "fixed_handicap 2") == "board not empty"
+    ok(engine, "clear_board")
+    assert ok(engine, "fixed_handicap 9") == "C3 G7 C7 G3 C5 G5 E3 E7 E5"
+    ok(engine, "clear_board")
+    for bad in ("1", "10", "0", "-2"):
+        assert error(engine, f"fixed_handicap {bad}") == "invalid number of stones"
+    assert error(engine, "fixed_handicap two") == "syntax error"
+    ok(engine, "boardsize 5")
+    assert error(engine, "fixed_handicap 2") == "invalid number of stones"
+    ok(engine, "boardsize 9")
+    ok(engine, "play b e5")
+    assert error(engine, "fixed_handicap 2") == "board not empty"
+
+
+def test_place_free_handicap(engine):
+    answer = ok(engine, "place_free_handicap 3")
+    vertices = answer.split()
+    assert len(vertices) == 3
+    assert all(stone(engine, v) == BLACK for v in vertices)
+    assert engine.state.to_move == WHITE
+    assert error(engine, "place_free_handicap 3") == "board not empty"
+    ok(engine, "clear_board")
+    assert error(engine, "place_free_handicap 1") == "invalid number of stones"
+    assert error(engine, "place_free_handicap 81") == "invalid number of stones"
+    assert error(engine, "place_free_handicap") == "syntax error"
+    ok(engine, "boardsize 5")
+    assert len(ok(engine, "place_free_handicap 4").split()) == 4
+
+
+def test_set_free_handicap(engine):
+    assert gtp(engine, "1 set_free_handicap a1 J9 e5") == "=1\n\n"
+    assert [stone(engine, v) for v in ("A1", "J9", "E5")] == [BLACK] * 3
+    assert engine.state.handicap == 3 and engine.state.to_move == WHITE
+    assert error(engine, "set_free_handicap c3 d4") == "board not empty"
+    ok(engine, "clear_board")
+    for bad in ("a1", "a1 a1", "a1 pass", "a1 z99", "a1 i3", ""):
+        assert error(engine, f"set_free_handicap {bad}") == "bad vertex list", bad
+    assert engine.state.board.is_empty_board()
+
+
+# ---------------------------------------------------------------- time
+def test_time_settings(engine):
+    clock = engine.time_control
+    assert gtp(engine, "1 time_settings 300 30 5") == "=1\n\n"
+    assert (clock.system, clock.main_time, clock.byo_yomi_time, clock.byo_yomi_stones) == (
+        CANADIAN, 300, 30, 5)
+    ok(engine, "time_settings 600 0 0")
+    assert clock.system == ABSOLUTE and clock.main_time == 600
+    ok(engine, "time_settings 0 1 0")
+    assert clock.system == NONE
+    for bad in ("time_settings 1 2", "time_settings a 2 3", "time_settings -1 2 3",
+                "time_settings 1 2 1.5"):
+        assert error(engine, bad) == "syntax error", bad
+
+
+def test_kgs_time_settings(engine):
+    clock = engine.time_control
+    ok(engine, "kgs-time_settings byoyomi 600 30 5")
+    assert (clock.system, clock.main_time, clock.byo_yomi_time, clock.byo_yomi_stones) == (
+        BYOYOMI, 600, 30, 5)
+    ok(engine, "kgs-time_settings canadian 60 300 25")
+    assert clock.system == CANADIAN
+    ok(engine, "kgs-time_settings absolute 900")
+    assert clock.system == ABSOLUTE and clock.main_time == 900
+    ok(engine, "kgs-time_settings NONE")
+    assert clock.system == NONE
+    for bad in ("kgs-time_settings", "kgs-time_settings fischer 1 2",
+                "kgs-time_settings absolute", "kgs-time_settings byoyomi 1 2",
+                "kgs-time_settings absolute x"):
+        assert error(engine, bad) == "syntax error", bad
+
+
+def test_time_left(engine):
+    ok(engine, "time_settings 300 30 5")
+    assert gtp(engine, "1 time_left w 120 0", "2 time_left b 25 3") == "=1\n\n=2\n\n"
+    assert engine.time_control.clock(WHITE).main == 120
+    black = engine.time_control.clock(BLACK)
+    assert (black.main, black.period, black.stones) == (0, 25, 3)
+    assert error(engine, "time_left x 1 0") == "invalid color"
+    assert error(engine, "time_left b 1") == "syntax error"
+    assert error(engine, "time_left b -1 0") == "syntax error"
+
+
+def test_genmove_uses_the_clock(engine):
+    seen = []
+
+    class Spy(DecisionAlgorithm):
+        name = "spy"
+
+        def choose_move(self, state, color, seconds=None):
+            seen.append(seconds)
+            return None
+
+    engine.algorithm = Spy()
+    ok(engine, "genmove b")
+    ok(engine, "time_settings 0 10 1")
+    ok(engine, "time_left b 10 1")
+    ok(engine, "genmove b")
+    assert seen[0] is None
+    assert 0 < seen[1] < 10
