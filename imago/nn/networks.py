@@ -257,10 +257,11 @@ class NeuralNetwork:
         if path.suffix != ".keras":
             path = path.with_suffix(".keras")
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.metadata.update(metadata)
         meta = dict(self.metadata)
+        meta.update(metadata)
         meta.update(self.describe())
-        meta.setdefault("date", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+        meta["date"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        meta["keras_version"] = keras.__version__
         model = self.model
         if not include_optimizer:
             model = keras.models.clone_model(self.model)

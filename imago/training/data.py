@@ -1,0 +1,391 @@
+"""Training data: SGF inputs -> samples -> cached ``.npz`` shards -> arrays.
+
+A sample is one move of a game record: the planes of the position before
+it (from the mover's side), the move played (flat index, pass =
+``size*size``), the game's outcome from the mover's side (+1 win, -1 loss,
+0 draw; weight 0 when the record has no result) and the final ownership
+from the mover's side (+1 own, -1 opponent's, 0 neutral).
+
+- Random opening moves listed in an ``index.tsv`` beside the SGF files
+  (column ``random_opening_moves``) are not used as samples (they are still
+  played); without an index nothing is skipped.
+- Final ownership: dead stones come from ``TB``/``TW`` markup of the final
+  node when present, else from GNU Go's ``final_status_list dead`` when
+  asked (``dead="gnugo"``, answers cached on disk), else every stone is
+  alive; then :func:`imago.game.area_owners` of the final position.
+- Samples are cached as compressed ``.npz`` shards (planes as uint8) in a
+  cache directory, one shard per chunk of source files, keyed by the files
+  (path, size, mtime), the plane set, the skip counts and the dead-stone
+  method; a second run reads the shards instead of the SGF files.
+- Training and validation are split by game (a stable hash of the file
+  name), never by position.
+
+Numpy only: TensorFlow is not imported here.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+import numpy as np
+
+from imago.game import BLACK, WHITE, GameState, area_owners, parse_vertex, to_index
+from imago.nn.features import board_index, encode_into, num_planes, point_to_move
+
+from .games import load_games, point_list
+
+log = logging.getLogger("imago.training")
+
+SHARD_VERSION = 1
+SHARD_FILES = 128
+ARRAYS = ("planes", "moves", "values", "value_mask", "ownership", "game")
+
+
+def default_cache_dir() -> Path:
+    """``$IMAGO_CACHE`` or ``~/.cache/imago``."""
+    return Path(os.environ.get("IMAGO_CACHE") or Path.home() / ".cache" / "imago")
+
+
+# ------------------------------------------------------------------ inputs
+def find_sgf_files(inputs: Iterable[str]) -> tuple[list[Path], list[str]]:
+    """SGF files named by ``inputs`` (files, directories searched
+    recursively, or glob patterns). Returns ``(files, problems)``, where each
+    problem names an input that matched nothing."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for item in inputs:
+        p = Path(item)
+        if p.is_dir():
+            found = sorted(p.rglob("*.sgf"))
+        elif p.is_file():
+            found = [p]
+        elif any(ch in item for ch in "*?["):
+            found = sorted(Path(f) for f in glob.glob(item, recursive=True) if Path(f).is_file())
+        else:
+            found = []
+        if not found:
+            problems.append(f"{item}: no SGF files found")
+        files.extend(found)
+    seen, unique = set(), []
+    for f in files:
+        key = f.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(f)
+    return unique, problems
+
+
+_INDEX_CACHE: dict[Path, dict[str, int]] = {}
+
+
+def opening_moves_to_skip(path: Path) -> int:
+    """``random_opening_moves`` for ``path`` from the ``index.tsv`` beside
+    it (0 when there is no index or no row)."""
+    index = path.parent / "index.tsv"
+    table = _INDEX_CACHE.get(index)
+    if table is None:
+        table = {}
+        if index.is_file():
+            with open(index, newline="", encoding="utf-8") as fh:
+                for row in csv.DictReader(fh, delimiter="\t"):
+                    try:
+                        table[row["file"]] = int(row.get("random_opening_moves") or 0)
+                    except (KeyError, ValueError):
+                        continue
+        _INDEX_CACHE[index] = table
+    return table.get(path.name, 0)
+
+
+# ------------------------------------------------------------------ one game
+def parse_result(result: Optional[str]) -> Optional[int]:
+    """Winner of an SGF ``RE`` value: BLACK, WHITE, 0 for a draw, None when
+    unknown (missing, ``?``, ``Void``)."""
+    if not result:
+        return None
+    text = result.strip().upper()
+    if text.startswith("B+"):
+        return BLACK
+    if text.startswith("W+"):
+        return WHITE
+    if text in ("0", "DRAW", "JIGO"):
+        return 0
+    return None
+
+
+class GnuGoDead:
+    """Dead stones of a record's final position by GNU Go
+    (``loadsgf`` + ``final_status_list dead``), cached on disk by file
+    content so each record is asked once."""
+
+    def __init__(self, cache_dir: Path, binary: Optional[str] = None):
+        self.binary = binary or shutil.which("gnugo") or "/usr/games/gnugo"
+        if not os.path.exists(self.binary):
+            raise FileNotFoundError("GNU Go is not installed (needed for --gnugo-dead)")
+        self.dir = Path(cache_dir) / "gnugo-dead"
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, path: Path, size: int) -> list[int]:
+        digest = hashlib.sha1(path.read_bytes()).hexdigest()
+        cached = self.dir / f"{digest}.json"
+        if cached.exists():
+            vertices = json.loads(cached.read_text())
+        else:
+            gtp = f"loadsgf {path.resolve()}\nfinal_status_list dead\nquit\n"
+            out = subprocess.run([self.binary, "--mode", "gtp", "--chinese-rules"], input=gtp,
+                                 capture_output=True, text=True, timeout=120).stdout
+            answers = [a.strip() for a in out.split("\n\n") if a.strip()]
+            if len(answers) < 2 or not answers[1].startswith("="):
+                raise ValueError(f"{path}: GNU Go could not score it: {answers[:2]}")
+            vertices = answers[1][1:].split()
+            tmp = cached.with_suffix(".tmp")
+            tmp.write_text(json.dumps(vertices))
+            os.replace(tmp, cached)
+        out_points = []
+        for v in vertices:
+            cr = parse_vertex(v, size)
+            if cr is not None:
+                out_points.append(to_index(cr[0], cr[1], size))
+        return out_points
+
+
+def final_ownership(state: GameState, path: Optional[Path] = None,
+                    gnugo: Optional[GnuGoDead] = None) -> tuple[np.ndarray, str]:
+    """Final ownership from Black's side (+1 Black, -1 White, 0 neutral) as
+    a flat ``(size*size,)`` int8 array, and how dead stones were found
+    (``markup``, ``gnugo`` or ``none``)."""
+    line = list(state.root.main_line())
+    last = line[-1]
+    board = last.board
+    size = board.size
+    props = last.properties
+    if "TB" not in props and "TW" not in props:
+        props = state.root.properties
+    dead: list[int] = []
+    how = "none"
+    if "TB" in props or "TW" in props:
+        how = "markup"
+        cells = board.cells
+        for p in point_list(props.get("TB", []), size):
+            if cells[p] == WHITE:
+                dead.append(p)
+        for p in point_list(props.get("TW", []), size):
+            if cells[p] == BLACK:
+                dead.append(p)
+    elif gnugo is not None and path is not None:
+        dead = gnugo(path, size)
+        how = "gnugo"
+    owners = np.array(area_owners(board, dead), dtype=np.int8)[board_index(size)]
+    own = np.zeros(size * size, dtype=np.int8)
+    own[owners == BLACK] = 1
+    own[owners == WHITE] = -1
+    return own, how
+
+
+def game_samples(state: GameState, plane_set: str, skip: int = 0,
+                 path: Optional[Path] = None, gnugo: Optional[GnuGoDead] = None
+                 ) -> dict[str, np.ndarray]:
+    """The samples of one game's main line (see the module docstring)."""
+    size = state.size
+    planes_n = num_planes(plane_set)
+    moves = [n for n in state.root.main_line() if n.is_move]
+    winner = parse_result((state.root.properties.get("RE") or [None])[0])
+    own_black, _ = final_ownership(state, path, gnugo)
+    use = moves[skip:]
+    n = len(use)
+    planes = np.zeros((n, size, size, planes_n), dtype=np.uint8)
+    targets = np.empty(n, dtype=np.int16)
+    values = np.zeros(n, dtype=np.float32)
+    mask = np.zeros(n, dtype=np.uint8)
+    ownership = np.empty((n, size * size), dtype=np.int8)
+    for i, node in enumerate(use):
+        color = node.color
+        encode_into(planes[i], node.parent, plane_set, color)
+        targets[i] = point_to_move(node.point, size)
+        sign = 1 if color == BLACK else -1
+        ownership[i] = own_black * sign
+        if winner is not None:
+            mask[i] = 1
+            values[i] = 0.0 if winner == 0 else (1.0 if winner == color else -1.0)
+    return {"planes": planes, "moves": targets, "values": values, "value_mask": mask,
+            "ownership": ownership}
+
+
+# ------------------------------------------------------------------ shards
+def _file_key(path: Path) -> list:
+    st = path.stat()
+    return [str(path.resolve()), st.st_size, st.st_mtime_ns, opening_moves_to_skip(path)]
+
+
+def shard_key(files: list[Path], plane_set: str, board_size: int, dead: str) -> str:
+    """The cache key of a shard: source files, plane set, size, dead method."""
+    blob = json.dumps({"v": SHARD_VERSION, "planes": plane_set, "size": board_size,
+                       "dead": dead, "files": [_file_key(f) for f in files]})
+    return hashlib.sha1(blob.encode()).hexdigest()[:20]
+
+
+def build_shard(files: list[Path], plane_set: str, board_size: int,
+                gnugo: Optional[GnuGoDead] = None) -> tuple[dict[str, np.ndarray], list[str]]:
+    """Samples of a chunk of files; returns ``(arrays, problems)`` where
+    each problem names a file that was skipped and why."""
+    parts: list[dict[str, np.ndarray]] = []
+    problems: list[str] = []
+    names: list[str] = []
+    for path in files:
+        try:
+            games = load_games(path)
+        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
+            msg = str(err) if str(path) in str(err) else f"{path}: {err}"
+            problems.append(msg)
+            log.warning("skipping %s", msg)
+            continue
+        for g, state in enumerate(games):
+            if state.size != board_size:
+                problems.append(f"{path}: {state.size}x{state.size} game, not {board_size}x{board_size}")
+                continue
+            try:
+                arrays = game_samples(state, plane_set, opening_moves_to_skip(path), path, gnugo)
+            except Exception as err:  # noqa: BLE001
+                problems.append(f"{path}: {err}")
+                log.warning("skipping %s: %s", path, err)
+                continue
+            if not len(arrays["moves"]):
+                continue
+            arrays["game"] = np.full(len(arrays["moves"]), len(names), dtype=np.int32)
+            names.append(str(path) if len(games) == 1 else f"{path}#{g}")
+            parts.append(arrays)
+    if parts:
+        out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    else:
+        planes = num_planes(plane_set)
+        out = {"planes": np.zeros((0, board_size, board_size, planes), np.uint8),
+               "moves": np.zeros(0, np.int16), "values": np.zeros(0, np.float32),
+               "value_mask": np.zeros(0, np.uint8),
+               "ownership": np.zeros((0, board_size * board_size), np.int8),
+               "game": np.zeros(0, np.int32)}
+    out["names"] = np.array(names, dtype=str)
+    return out, problems
+
+
+@dataclass
+class Samples:
+    """Sample arrays (planes uint8, see the module docstring) plus the name
+    of each sample's game."""
+
+    planes: np.ndarray
+    moves: np.ndarray
+    values: np.ndarray
+    value_mask: np.ndarray
+    ownership: np.ndarray
+    games: np.ndarray  # game name per sample
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+    def subset(self, index: np.ndarray) -> "Samples":
+        return Samples(self.planes[index], self.moves[index], self.values[index],
+                       self.value_mask[index], self.ownership[index], self.games[index])
+
+
+@dataclass
+class DataSet:
+    """Training and validation samples and what went into them."""
+
+    train: Samples
+    validation: Samples
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    shards: list[str] = field(default_factory=list)
+    shards_built: int = 0
+
+
+def is_validation_game(name: str, fraction: float) -> bool:
+    """Stable by-game split: a hash of the file's folder and name."""
+    p = Path(name.split("#")[0])
+    key = f"{p.parent.name}/{p.name}{name[len(str(p)):]}"
+    h = int(hashlib.sha1(key.encode()).hexdigest()[:8], 16)
+    return (h % 10000) < fraction * 10000
+
+
+def load_shard(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def save_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez_compressed(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: int = 9,
+                 cache_dir: Optional[Path] = None, validation: float = 0.1,
+                 dead: str = "markup", max_games: Optional[int] = None,
+                 progress=None) -> DataSet:
+    """Read (or build and cache) the samples of ``inputs`` and split them
+    by game. ``dead`` is ``markup`` (TB/TW, else all alive) or ``gnugo``."""
+    cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+    files, problems = find_sgf_files(inputs)
+    if max_games:
+        files = files[:max_games]
+    gnugo = GnuGoDead(cache_dir) if dead == "gnugo" else None
+    shard_dir = cache_dir / "shards"
+    # chunks never mix folders, so adding games to one folder rebuilds its last chunk only
+    chunks: list[list[Path]] = []
+    for f in files:
+        if chunks and chunks[-1][0].parent == f.parent and len(chunks[-1]) < SHARD_FILES:
+            chunks[-1].append(f)
+        else:
+            chunks.append([f])
+    parts, shard_names, built = [], [], 0
+    for chunk in chunks:
+        key = shard_key(chunk, plane_set, board_size, dead)
+        path = shard_dir / f"{plane_set}-{board_size}-{key}.npz"
+        problems_path = path.with_suffix(".problems.json")
+        fresh = not path.exists()
+        if not fresh:
+            arrays = load_shard(path)
+            if problems_path.exists():
+                problems.extend(json.loads(problems_path.read_text()))
+        else:
+            arrays, chunk_problems = build_shard(chunk, plane_set, board_size, gnugo)
+            save_shard(path, arrays)
+            tmp = problems_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(chunk_problems))
+            os.replace(tmp, problems_path)
+            problems.extend(chunk_problems)
+            built += 1
+        if progress:
+            progress(f"shard {path.name}: {len(arrays['moves'])} samples"
+                     f"{' (built)' if fresh else ' (cached)'}")
+        names = arrays.pop("names")
+        arrays["games"] = names[arrays.pop("game")] if len(names) else np.zeros(0, dtype=str)
+        parts.append(arrays)
+        shard_names.append(str(path))
+    if not parts:
+        raise ValueError("no training data: " + ("; ".join(problems) or "no input files"))
+    merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    samples = Samples(merged["planes"], merged["moves"].astype(np.int32), merged["values"],
+                      merged["value_mask"], merged["ownership"], merged["games"])
+    unique = np.unique(samples.games)
+    val_games = {g for g in unique if is_validation_game(str(g), validation)}
+    is_val = np.isin(samples.games, list(val_games)) if val_games else np.zeros(len(samples), bool)
+    return DataSet(samples.subset(~is_val), samples.subset(is_val),
+                   [str(f) for f in files], problems, shard_names, built)
+
+
+__all__ = [
+    "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership",
+    "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
+    "default_cache_dir", "is_validation_game", "shard_key",
+]
