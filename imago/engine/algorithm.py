@@ -49,7 +49,9 @@ DEFAULT_ALGORITHM = "random"
 
 ALGORITHMS: dict[str, str] = {
     "random": "imago.engine.random_algorithm:RandomAlgorithm",
+    "policy": "imago.nn.policy_algorithm:PolicyAlgorithm",
     "uct": "imago.engine.uct:UCTAlgorithm",
+    "mcts": "imago.engine.mcts_algorithm:MCTSAlgorithm",
 }
 
 

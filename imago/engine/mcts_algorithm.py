@@ -1,0 +1,126 @@
+"""``mcts``: the PUCT search as a decision algorithm.
+
+Priors and values come from a policy-value network (``model=PATH``) or,
+without one, from uniform priors and random playouts. The tree is kept
+between moves and reused when the game follows it (play, genmove, undo).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from imago.game import GameState, area_score
+
+from .algorithm import RESIGN, DecisionAlgorithm
+from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
+
+NO_MODEL = ("", "none", "playouts")
+
+
+def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int) -> Any:
+    """A network evaluator for ``model`` (a path), or playouts for none."""
+    if model is None or str(model).lower() in NO_MODEL:
+        return PlayoutEvaluator(komi=komi, seed=seed)
+    from imago.nn.evaluator import NetworkEvaluator  # imports TensorFlow
+    return NetworkEvaluator(model, batch_size=batch_size)
+
+
+class MCTSAlgorithm(DecisionAlgorithm):
+    """PUCT tree search. Options (all settable from the command line):
+
+    - ``model``: network file (``none``: playouts instead);
+    - ``visits``: root visits per move when no time is given;
+    - ``c_puct``, ``fpu_reduction``, ``batch_size``, ``virtual_loss``;
+    - ``dirichlet_alpha`` (0: no root noise), ``noise_fraction``;
+    - ``temperature`` and ``temperature_moves``: sample the first moves of
+      a game in proportion to visits ** (1 / temperature) (self-play);
+    - ``resign_threshold`` (win rate), ``resign_moves`` (how many moves in a
+      row it must stay below), ``no_resign``;
+    - ``seed`` for repeatable searches.
+    """
+
+    name = "mcts"
+
+    def __init__(self, model: Optional[str] = None, visits: int = 200, c_puct: float = 1.5,
+                 fpu_reduction: float = 0.25, batch_size: int = 8, virtual_loss: float = 1.0,
+                 dirichlet_alpha: float = 0.0, noise_fraction: float = 0.25,
+                 temperature: float = 0.0, temperature_moves: int = 0,
+                 resign_threshold: float = 0.05, resign_moves: int = 3,
+                 no_resign: bool = False, seed: Optional[int] = None):
+        self.model = model
+        self.visits = int(visits)
+        self.temperature = float(temperature)
+        self.temperature_moves = int(temperature_moves)
+        self.resign_threshold = float(resign_threshold)
+        self.resign_moves = int(resign_moves)
+        self.no_resign = bool(no_resign) if not isinstance(no_resign, str) else \
+            no_resign.lower() in ("1", "true", "yes")
+        self.seed = seed
+        self.search = PUCTSearch(make_evaluator(model, 7.5, seed, int(batch_size)),
+                                 c_puct=float(c_puct), fpu_reduction=float(fpu_reduction),
+                                 batch_size=int(batch_size), virtual_loss=float(virtual_loss),
+                                 dirichlet_alpha=float(dirichlet_alpha),
+                                 noise_fraction=float(noise_fraction), seed=seed)
+        self.low_winrate_streak = 0
+        self.rng = np.random.default_rng(seed)
+
+    def new_game(self, state: GameState) -> None:
+        self.search.forget()
+        self.low_winrate_streak = 0
+        if isinstance(self.search.evaluator, PlayoutEvaluator):
+            self.search.evaluator.komi = state.komi
+
+    def choose_move(self, state: GameState, color: int,
+                    seconds: Optional[float] = None, stop=None) -> Optional[int]:
+        if isinstance(self.search.evaluator, PlayoutEvaluator):
+            self.search.evaluator.komi = state.komi
+        visits = None if seconds is not None else self.visits
+        root = self.search.run(state, color, visits=visits, seconds=seconds, stop=stop)
+        if root.terminal or not root.expanded:
+            return None
+        if self._should_pass(state, color):
+            return None
+        i = self._pick(root, state)
+        winrate = self.root_winrate(root)
+        if self._should_resign(state, winrate):
+            return RESIGN
+        return root.moves[i]
+
+    # ------------------------------------------------------------ policy
+    def _pick(self, root: SearchNode, state: GameState) -> int:
+        if self.temperature > 0 and state.current.number < self.temperature_moves:
+            weights = root.visits ** (1.0 / self.temperature)
+            if weights.sum() > 0:
+                return int(self.rng.choice(len(weights), p=weights / weights.sum()))
+        return root.best_index()
+
+    @staticmethod
+    def root_winrate(root: SearchNode) -> float:
+        """The win rate of the most visited move, for the root player."""
+        i = root.best_index()
+        n = root.visits[i]
+        return 0.5 if n <= 0 else float((root.values[i] / n + 1) / 2)
+
+    def _should_pass(self, state: GameState, color: int) -> bool:
+        """Pass at once when the opponent has passed and the position as it
+        stands already wins for us by the area count."""
+        last = state.last_move
+        if last is None or not last.is_pass:
+            return False
+        score = area_score(state.board, state.komi)
+        return score > 0 if color == 1 else score < 0
+
+    def _should_resign(self, state: GameState, winrate: float) -> bool:
+        if self.no_resign or self.resign_threshold <= 0:
+            return False
+        if state.handicap and state.current.number < 20 + 2 * state.handicap:
+            return False
+        if state.current.number < state.size:
+            return False
+        if winrate < self.resign_threshold:
+            self.low_winrate_streak += 1
+        else:
+            self.low_winrate_streak = 0
+        return self.low_winrate_streak >= self.resign_moves

@@ -1,0 +1,141 @@
+"""PUCT search: selection, batching with virtual loss, reuse, results."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from imago.engine.algorithm import RESIGN, create_algorithm
+from imago.engine.mcts import PlayoutEvaluator, PUCTSearch, move_index
+from imago.game import BLACK, WHITE, GameState, index_to_vertex, vertex_to_index
+
+
+class CountingEvaluator:
+    """Uniform priors, value 0; records batch sizes."""
+
+    def __init__(self):
+        self.batches = []
+
+    def evaluate(self, nodes):
+        self.batches.append(len(nodes))
+        size = nodes[0].board.size
+        return np.full((len(nodes), size * size + 1), 1.0), np.zeros(len(nodes))
+
+
+class PreferringEvaluator(CountingEvaluator):
+    """Puts almost all prior on one point."""
+
+    def __init__(self, vertex):
+        super().__init__()
+        self.vertex = vertex
+
+    def evaluate(self, nodes):
+        priors, values = super().evaluate(nodes)
+        size = nodes[0].board.size
+        priors[:] = 0.001
+        priors[:, move_index(vertex_to_index(self.vertex, size), size)] = 10.0
+        return priors, values
+
+
+def test_opens_at_the_centre_on_3x3():
+    game = GameState(3, komi=0)
+    search = PUCTSearch(PlayoutEvaluator(komi=0, seed=1), seed=1)
+    search.run(game, BLACK, visits=400)
+    assert index_to_vertex(search.results()[0].point, 3) == "B2"
+
+
+def test_finds_the_centre_opening_on_5x5():
+    game = GameState(5, komi=0)
+    alg = create_algorithm("mcts", model="none", visits=3000, seed=1)
+    assert index_to_vertex(alg.choose_move(game, BLACK), 5) == "C3"
+
+
+def test_leaves_are_evaluated_in_batches():
+    evaluator = CountingEvaluator()
+    search = PUCTSearch(evaluator, batch_size=8)
+    search.run(GameState(9), BLACK, visits=200)
+    assert max(evaluator.batches) == 8
+    assert sum(evaluator.batches) == search.evaluations
+    assert search.root.total_visits() >= 150
+
+
+def test_priors_guide_the_search():
+    search = PUCTSearch(PreferringEvaluator("C7"), batch_size=4)
+    root = search.run(GameState(9), BLACK, visits=100)
+    assert index_to_vertex(root.moves[root.best_index()], 9) == "C7"
+    assert search.results()[0].prior > 0.9
+
+
+def test_visits_and_values_stay_consistent_after_virtual_loss():
+    search = PUCTSearch(PlayoutEvaluator(seed=3), batch_size=16, seed=3)
+    root = search.run(GameState(7), BLACK, visits=300)
+    # virtual loss fully removed: visits are whole numbers, |Q| <= 1
+    for node in (root, *[c for c in root.children if c is not None and c.expanded]):
+        assert np.allclose(node.visits, np.round(node.visits))
+        visited = node.visits > 0
+        assert np.all(np.abs(node.values[visited] / node.visits[visited]) <= 1 + 1e-9)
+
+
+def test_tree_is_reused_after_play_and_undo():
+    game = GameState(7)
+    search = PUCTSearch(PlayoutEvaluator(seed=2), seed=2)
+    root = search.run(game, BLACK, visits=200)
+    best = root.moves[root.best_index()]
+    child_visits = int(root.visits[root.best_index()])
+    game.play(BLACK, best)
+    reused = search.set_root(game, WHITE)
+    # the child's first visit expanded it; every later one went through an edge
+    assert reused.total_visits() == child_visits - 1
+    game.undo()
+    assert search.set_root(game, BLACK) is root     # undo finds the earlier tree
+    game.play(BLACK, best)
+    assert search.set_root(game, WHITE) is reused
+
+
+def test_superko_respected_inside_the_tree():
+    # a ko just taken: the immediate retake is absent from the child's moves
+    game = GameState(5)
+    for color, v in ((BLACK, "B4"), (WHITE, "C4"), (BLACK, "A3"), (WHITE, "D3"),
+                     (BLACK, "B2"), (WHITE, "C2"), (BLACK, "C3"), (WHITE, "B3")):
+        game.play(color, vertex_to_index(v, 5))
+    # white B3 captured C3: black may not retake at C3 at once
+    assert game.board.illegal_reason(vertex_to_index("C3", 5), BLACK) == "ko"
+    search = PUCTSearch(CountingEvaluator())
+    root = search.run(game, BLACK, visits=20)
+    assert vertex_to_index("C3", 5) not in root.moves
+
+
+def test_mcts_algorithm_plays_legal_moves_and_is_repeatable():
+    moves = []
+    for _ in range(2):
+        game = GameState(7, komi=7.5)
+        alg = create_algorithm("mcts", model="none", visits=60, seed=7)
+        color, played = BLACK, []
+        for _ in range(6):
+            move = alg.choose_move(game, color)
+            assert move != RESIGN
+            assert game.board.illegal_reason(move, color) is None
+            game.play(color, move)
+            played.append(move)
+            color = 3 - color
+        moves.append(played)
+    assert moves[0] == moves[1]
+
+
+def test_passes_back_when_already_winning():
+    game = GameState(5, komi=0.5)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")])
+    game.play(WHITE, None)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    # black owns nothing but the C column and the west side... Tromp-Taylor:
+    # every empty point touches only black, so black wins 25-0 and may pass
+    assert alg.choose_move(game, BLACK) is None
+
+
+def test_results_report_winrate_prior_lcb_and_pv():
+    search = PUCTSearch(PlayoutEvaluator(seed=5), seed=5)
+    search.run(GameState(5, komi=0), BLACK, visits=300)
+    results = search.results()
+    assert results and results[0].visits >= results[-1].visits
+    for r in results:
+        assert 0 <= r.lcb <= r.winrate <= 1
+        assert r.pv[0] == r.point
