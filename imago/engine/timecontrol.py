@@ -36,7 +36,8 @@ SAFETY_SECONDS = 0.5
 MIN_SECONDS = 0.05
 """The least time a move is given, even with the clock nearly out."""
 MIN_MOVES_LEFT = 10
-"""Main time is never shared over fewer of our own moves than this."""
+"""Main time is never shared over fewer of our own moves than this, nor
+over fewer than a third of a game's expected length (long games happen)."""
 
 
 def expected_game_moves(board_size: int) -> int:
@@ -181,8 +182,8 @@ class TimeControl:
         if self.unlimited:
             return self.default_seconds
         clock = self.clock(color)
-        moves_left = max(MIN_MOVES_LEFT,
-                         (expected_game_moves(board_size) - moves_played) / 2)
+        expected = expected_game_moves(board_size)
+        moves_left = max(MIN_MOVES_LEFT, expected / 3, (expected - moves_played) / 2)
         main_share = max(clock.main, 0.0) / moves_left
         if self.system == ABSOLUTE:
             budget = main_share

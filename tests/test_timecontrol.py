@@ -1,0 +1,175 @@
+"""TimeControl: settings, clocks, and the per-move budget with its margin."""
+
+from __future__ import annotations
+
+import pytest
+
+from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MIN_SECONDS, NONE,
+                                      SAFETY_FRACTION, SAFETY_SECONDS, TimeControl,
+                                      expected_game_moves)
+from imago.game import BLACK, WHITE
+
+
+def margin(budget: float) -> float:
+    return budget * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+
+
+def test_no_clock_uses_the_default():
+    assert TimeControl().seconds_for_move(BLACK, 0, 19) is None
+    assert TimeControl(2.5).seconds_for_move(WHITE, 100, 9) == 2.5
+    assert TimeControl(2.5).describe() == "no time limit, 2.5 s per move"
+    with pytest.raises(ValueError):
+        TimeControl(0)
+    with pytest.raises(ValueError):
+        TimeControl(-1)
+
+
+def test_time_settings_systems():
+    tc = TimeControl(1.0)
+    tc.time_settings(0, 1, 0)  # byo-yomi time without stones: no limit
+    assert tc.system == NONE and tc.seconds_for_move(BLACK, 0, 9) == 1.0
+    tc.time_settings(600, 0, 0)
+    assert tc.system == ABSOLUTE and tc.describe() == "absolute 600 s"
+    tc.time_settings(300, 30, 5)
+    assert tc.system == CANADIAN
+    assert tc.describe() == "canadian 300 s + 30 s / 5 stones"
+    with pytest.raises(ValueError):
+        tc.time_settings(-5, 0, 0)
+    with pytest.raises(ValueError):
+        tc.time_settings(float("inf"), 0, 0)
+
+
+def test_kgs_time_settings():
+    tc = TimeControl()
+    tc.kgs_time_settings("byoyomi", 600, 30, 5)
+    assert (tc.system, tc.main_time, tc.byo_yomi_time, tc.byo_yomi_stones) == (
+        BYOYOMI, 600, 30, 5)
+    tc.kgs_time_settings("canadian", 0, 300, 25)
+    assert tc.system == CANADIAN
+    tc.kgs_time_settings("byoyomi", 600, 30, 0)  # no periods: only the main time
+    assert tc.system == ABSOLUTE and tc.main_time == 600
+    tc.kgs_time_settings("none")
+    assert tc.unlimited
+    for bad in [("fischer", 1, 2), ("absolute",), ("none", 1), ("canadian", 1, 2),
+                ("byoyomi", 1, 2, 2.5), ("absolute", -1)]:
+        with pytest.raises(ValueError):
+            tc.kgs_time_settings(*bad)
+
+
+def test_expected_game_moves():
+    assert expected_game_moves(19) == 253
+    assert expected_game_moves(9) == 57
+    assert expected_game_moves(2) == 20
+
+
+def test_absolute_budget_shares_the_main_time():
+    tc = TimeControl(5.0)  # the default does not apply under a clock
+    tc.time_settings(600, 0, 0)
+    first = tc.seconds_for_move(BLACK, 0, 19)
+    assert first == pytest.approx(margin(600 / (253 / 2)))
+    # late in the game the time left is never spread over fewer than a
+    # third of the expected game or 10 moves
+    assert tc.seconds_for_move(BLACK, 400, 19) == pytest.approx(margin(600 / (253 / 3)))
+    assert tc.seconds_for_move(BLACK, 400, 9) == pytest.approx(margin(600 / 19))
+    assert tc.seconds_for_move(BLACK, 400, 5) == pytest.approx(margin(60))
+    tc.time_left(BLACK, 0, 0)
+    assert tc.seconds_for_move(BLACK, 10, 19) == MIN_SECONDS
+
+
+def test_canadian_budget():
+    tc = TimeControl()
+    tc.time_settings(60, 300, 25)
+    # in main time, at least a byo-yomi move's share
+    assert tc.seconds_for_move(BLACK, 0, 19) == pytest.approx(margin(12))
+    tc.time_left(BLACK, 30, 5)  # in byo-yomi: 30 s for 5 stones
+    assert tc.seconds_for_move(BLACK, 0, 19) == pytest.approx(margin(6))
+    clock = tc.clock(BLACK)
+    assert (clock.main, clock.period, clock.stones) == (0, 30, 5)
+    tc.time_left(BLACK, 45, 0)  # back in main time
+    assert tc.clock(BLACK).main == 45
+
+
+def test_japanese_byoyomi_budget():
+    tc = TimeControl()
+    tc.kgs_time_settings("byoyomi", 0, 30, 3)
+    assert tc.seconds_for_move(WHITE, 0, 9) == pytest.approx(margin(30))
+    tc.time_left(WHITE, 20, 1)  # KGS: time in the period, periods left
+    assert tc.seconds_for_move(WHITE, 0, 9) == pytest.approx(margin(20))
+
+
+def test_record_move_runs_the_clock_down():
+    tc = TimeControl()
+    tc.time_settings(10, 30, 2)  # canadian
+    tc.record_move(BLACK, 4)
+    assert tc.clock(BLACK).main == 6
+    tc.record_move(BLACK, 10)  # 6 from the main time, 4 from the period
+    clock = tc.clock(BLACK)
+    assert (clock.main, clock.period, clock.stones) == (0, 26, 1)
+    tc.record_move(BLACK, 5)  # the period's last stone: a new period starts
+    assert (clock.period, clock.stones) == (30, 2)
+    assert tc.clock(WHITE).main == 10  # the other clock is untouched
+
+    tc.kgs_time_settings("byoyomi", 0, 10, 3)
+    tc.record_move(WHITE, 9)  # within the period: no period lost
+    assert (tc.clock(WHITE).period, tc.clock(WHITE).stones) == (10, 3)
+    tc.record_move(WHITE, 25)  # two periods used up
+    assert tc.clock(WHITE).stones == 1
+
+    tc.time_settings(100, 0, 0)
+    tc.record_move(BLACK, 30)
+    assert tc.clock(BLACK).main == 70
+    tc.reset_clocks()
+    assert tc.clock(BLACK).main == 100
+
+
+@pytest.mark.parametrize("settings", [("time", 300, 0, 0), ("time", 0, 20, 5),
+                                      ("time", 600, 0, 0), ("kgs", "absolute", 1800),
+                                      ("time", 30, 10, 3), ("kgs", "byoyomi", 20, 5, 2),
+                                      ("kgs", "canadian", 0, 60, 20)])
+def test_never_loses_on_time_when_spending_the_budget(settings):
+    """Spend the budget plus 0.2 s of lag on every move of a long (800
+    moves) 19x19 game: the clock never runs out."""
+    tc = TimeControl()
+    if settings[0] == "time":
+        tc.time_settings(*settings[1:])
+    else:
+        tc.kgs_time_settings(*settings[1:])
+    for move in range(0, 800, 2):
+        seconds = tc.seconds_for_move(BLACK, move, 19)
+        assert seconds >= MIN_SECONDS
+        tc.record_move(BLACK, seconds + 0.2)
+        clock = tc.clock(BLACK)
+        if tc.system == ABSOLUTE:
+            assert clock.main > 0, f"lost on time at move {move}"
+        else:
+            assert clock.main >= 0 and clock.period > 0 and clock.stones >= 1, move
+            if tc.system == BYOYOMI:
+                assert clock.stones == tc.byo_yomi_stones  # no period lost
+
+
+def test_absolute_time_on_a_small_board_lasts_a_long_game():
+    tc = TimeControl()
+    tc.time_settings(60, 0, 0)
+    for move in range(0, 180, 2):
+        tc.record_move(BLACK, tc.seconds_for_move(BLACK, move, 9) + 0.2)
+    assert tc.clock(BLACK).main > 0
+
+
+def test_time_left_under_no_clock_is_harmless():
+    tc = TimeControl(1.0)
+    tc.time_left(BLACK, 10, 0)
+    tc.record_move(BLACK, 3)
+    assert tc.seconds_for_move(BLACK, 0, 9) == 1.0
+    with pytest.raises(ValueError):
+        tc.time_left(BLACK, -2, 0)
+
+
+def test_new_game_resets_the_clocks():
+    from imago.engine.engine import GameEngine
+    from imago.engine.random_algorithm import RandomAlgorithm
+
+    engine = GameEngine(RandomAlgorithm(1), 9, 7.5, TimeControl())
+    engine.time_control.time_settings(100, 0, 0)
+    engine.time_control.time_left(BLACK, 3, 0)
+    engine.clear_board()
+    assert engine.time_control.clock(BLACK).main == 100
