@@ -1,0 +1,186 @@
+"""Training samples: opening skip from index.tsv, outcome and ownership from
+the side to move, TB/TW dead stones, shard cache reuse, by-game split, bad
+files skipped by name (numpy only)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from imago.game import BLACK, GameState, format_sgf_point, from_index
+from imago.nn.features import point_to_move
+from imago.training import data as D
+from imago.training.games import load_games
+
+
+def random_game_sgf(seed: int, moves: int = 30, result: str = "B+2.5", extra: str = "") -> str:
+    rng = random.Random(seed)
+    state, color, nodes = GameState(9), BLACK, []
+    for _ in range(moves):
+        p = state.board.random_move(color, rng)
+        state.play(color, p)
+        point = "" if p is None else format_sgf_point(from_index(p, 9))
+        nodes.append(f";{'B' if color == BLACK else 'W'}[{point}]")
+        color = 3 - color
+    re = f"RE[{result}]" if result else ""
+    return f"(;GM[1]FF[4]SZ[9]KM[7.5]{re}{''.join(nodes)}{extra})\n"
+
+
+def write_games(folder: Path, count: int, index: dict[str, int] | None = None) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(count):
+        p = folder / f"game-{i:03d}.sgf"
+        p.write_text(random_game_sgf(i, result="B+2.5" if i % 2 else "W+R"))
+        paths.append(p)
+    if index is not None:
+        lines = ["file\trandom_opening_moves\tmoves"]
+        lines += [f"{name}\t{n}\t30" for name, n in index.items()]
+        (folder / "index.tsv").write_text("\n".join(lines) + "\n")
+    return paths
+
+
+def test_samples_moves_outcome_and_ownership(tmp_path):
+    path = write_games(tmp_path / "g", 1)[0]
+    state = load_games(path)[0]
+    samples = D.game_samples(state, "history")
+    moves = [n for n in state.root.main_line() if n.is_move]
+    assert len(samples["moves"]) == len(moves)
+    assert [int(m) for m in samples["moves"]] == [point_to_move(n.point, 9) for n in moves]
+    # W+R: White won; value +1 for White's moves, -1 for Black's
+    for i, node in enumerate(moves):
+        assert samples["values"][i] == (1 if node.color != BLACK else -1)
+        # the planes are the position before the move, from the mover's side
+        before = node.parent.board
+        own = samples["planes"][i, ..., 0].reshape(-1)
+        cells = np.array([before.cells[p] for p in before.on_board()])
+        assert np.array_equal(own == 1, cells == node.color)
+    assert samples["value_mask"].all()
+    # ownership flips with the mover
+    b, w = samples["ownership"][0], samples["ownership"][1]
+    assert np.array_equal(b, -w) and set(np.unique(b)) <= {-1, 0, 1}
+
+
+def test_no_result_means_no_value_target(tmp_path):
+    p = tmp_path / "nores.sgf"
+    p.write_text(random_game_sgf(5, result=""))
+    samples = D.game_samples(load_games(p)[0], "basic")
+    assert not samples["value_mask"].any()
+
+
+def test_parse_result():
+    assert D.parse_result("B+3.5") == BLACK and D.parse_result("W+R") == 2
+    assert D.parse_result("0") == 0 and D.parse_result("?") is None and D.parse_result(None) is None
+
+
+def test_tb_tw_markup_marks_dead_stones(tmp_path):
+    # Black wall on column 4; a White stone at B2 inside Black's area, marked dead by TB
+    moves = "".join(f";B[e{chr(97 + r)}];W[f{chr(97 + r)}]" for r in range(9))
+    p = tmp_path / "tb.sgf"
+    p.write_text(f"(;SZ[9]KM[0.5]RE[B+10.5]{moves};B[];W[bh];B[];W[]TB[bh])")
+    state = load_games(p)[0]
+    own, how = D.final_ownership(state)
+    assert how == "markup"
+    grid = own.reshape(9, 9)
+    assert grid[7, 1] == 1  # dead white stone counts for Black
+    assert (grid[:, :5] == 1).all() and (grid[:, 5:] == -1).all()
+    # without markup that stone would make Black's area neutral
+    p2 = tmp_path / "nomark.sgf"
+    p2.write_text(f"(;SZ[9]KM[0.5]RE[B+10.5]{moves};B[];W[bh];B[];W[])")
+    own2, how2 = D.final_ownership(load_games(p2)[0])
+    assert how2 == "none" and own2.reshape(9, 9)[7, 1] == -1 and own2.reshape(9, 9)[0, 0] == 0
+
+
+def test_opening_moves_skipped_from_index(tmp_path):
+    folder = tmp_path / "idx"
+    paths = write_games(folder, 2, index={"game-000.sgf": 4, "game-001.sgf": 0})
+    assert D.opening_moves_to_skip(paths[0]) == 4
+    assert D.opening_moves_to_skip(paths[1]) == 0
+    shard, problems = D.build_shard(paths, "basic", 9)
+    assert not problems
+    full0 = D.game_samples(load_games(paths[0])[0], "basic")
+    first = shard["moves"][shard["game"] == 0]
+    assert np.array_equal(first, full0["moves"][4:])
+    assert (shard["game"] == 1).sum() == 30
+    # no index beside the files: nothing skipped
+    other = write_games(tmp_path / "noidx", 1)
+    assert D.opening_moves_to_skip(other[0]) == 0
+
+
+def test_bad_file_skipped_with_its_name(tmp_path, caplog):
+    folder = tmp_path / "mixed"
+    write_games(folder, 3)
+    bad = folder / "broken.sgf"
+    bad.write_text("(;SZ[9];B[ee];W[ee])")  # occupied point: illegal
+    garbage = folder / "garbage.sgf"
+    garbage.write_text("this is not sgf")
+    data = D.load_dataset([str(folder)], "basic", 9, tmp_path / "cache", 0.0)
+    assert len(data.problems) == 2
+    assert any("broken.sgf" in p for p in data.problems)
+    assert any("garbage.sgf" in p for p in data.problems)
+    assert len(data.train) == 90
+    assert not any("broken" in str(g) for g in data.train.games)
+
+
+def test_missing_input_is_reported(tmp_path):
+    files, problems = D.find_sgf_files([str(tmp_path / "nothing-here")])
+    assert not files and "nothing-here" in problems[0]
+
+
+def test_globs_and_dirs(tmp_path):
+    write_games(tmp_path / "a", 2)
+    write_games(tmp_path / "b", 3)
+    files, problems = D.find_sgf_files([str(tmp_path / "a"), str(tmp_path / "b" / "*.sgf"),
+                                        str(tmp_path / "a" / "game-000.sgf")])
+    assert len(files) == 5 and not problems
+
+
+def test_shard_cache_is_reused_and_invalidated(tmp_path, monkeypatch):
+    folder = tmp_path / "games"
+    paths = write_games(folder, 4)
+    cache = tmp_path / "cache"
+    first = D.load_dataset([str(folder)], "history", 9, cache, 0.25)
+    assert first.shards_built == 1
+    shards = list((cache / "shards").glob("*.npz"))
+    assert len(shards) == 1
+
+    calls = []
+    monkeypatch.setattr(D, "load_games", lambda p: calls.append(p) or load_games(p))
+    second = D.load_dataset([str(folder)], "history", 9, cache, 0.25)
+    assert second.shards_built == 0 and not calls
+    assert np.array_equal(first.train.planes, second.train.planes)
+    assert np.array_equal(first.validation.moves, second.validation.moves)
+    # another plane set is another shard
+    third = D.load_dataset([str(folder)], "basic", 9, cache, 0.25)
+    assert third.shards_built == 1 and third.train.planes.shape[-1] == 2
+    # a changed file rebuilds
+    paths[0].write_text(random_game_sgf(99))
+    fourth = D.load_dataset([str(folder)], "history", 9, cache, 0.25)
+    assert fourth.shards_built == 1 and calls
+
+
+def test_split_is_by_game(tmp_path):
+    folder = tmp_path / "split"
+    write_games(folder, 20)
+    data = D.load_dataset([str(folder)], "basic", 9, tmp_path / "cache", 0.3)
+    train_games = set(data.train.games.tolist())
+    val_games = set(data.validation.games.tolist())
+    assert val_games and train_games and not (train_games & val_games)
+    assert len(data.train) + len(data.validation) == 20 * 30
+    again = D.load_dataset([str(folder)], "basic", 9, tmp_path / "cache2", 0.3)
+    assert set(again.validation.games.tolist()) == val_games
+
+
+@pytest.mark.parametrize("name", ["katago9", "gnugo9"])
+def test_real_records_give_samples(shared_data, name, tmp_path):
+    folder = shared_data / name
+    files = sorted(folder.glob("*.sgf"))[:3]
+    shard, problems = D.build_shard(files, "history", 9)
+    assert not problems and len(shard["moves"]) > 30
+    skip = D.opening_moves_to_skip(files[0])
+    state = load_games(files[0])[0]
+    moves = [n for n in state.root.main_line() if n.is_move]
+    assert (shard["game"] == 0).sum() == len(moves) - skip
