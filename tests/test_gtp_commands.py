@@ -386,3 +386,67 @@ def test_genmove_uses_the_clock(engine):
     ok(engine, "genmove b")
     assert seen[0] is None
     assert 0 < seen[1] < 10
+
+
+# ---------------------------------------------------------------- SGF
+@pytest.fixture
+def sgf_file(tmp_path):
+    pytest.importorskip("imago.sgf")
+    path = tmp_path / "game.sgf"
+    path.write_text("(;GM[1]FF[4]SZ[13]KM[0.5]HA[2]AB[dj][jd]PL[W]"
+                    ";W[gg](;B[gh];W[hh];B[tt])(;B[aa]))\n", encoding="utf-8")
+    return path
+
+
+def test_loadsgf_whole_main_line(engine, sgf_file):
+    assert gtp(engine, f"1 loadsgf {sgf_file}") == "=1\n\n"
+    assert engine.size == 13 and engine.state.komi == 0.5
+    assert engine.state.handicap == 2
+    assert stone(engine, "D4") == BLACK and stone(engine, "K10") == BLACK
+    assert ok(engine, "move_history") == "black pass\nwhite H6\nblack G6\nwhite G7"
+    assert engine.state.to_move == WHITE
+
+
+def test_loadsgf_before_move_n(engine, sgf_file):
+    ok(engine, f"loadsgf {sgf_file} 3")  # moves 1 and 2 played
+    assert ok(engine, "move_history") == "black G6\nwhite G7"
+    assert engine.state.to_move == WHITE
+    ok(engine, f"loadsgf {sgf_file} 1")  # the handicap position
+    assert ok(engine, "move_history") == ""
+    assert stone(engine, "D4") == BLACK and engine.state.to_move == WHITE
+    assert error(engine, "undo") == "cannot undo"
+    ok(engine, f"loadsgf {sgf_file} 99")
+    assert engine.state.current.number == 4
+    # the rest of the record is dropped: genmove continues from here
+    ok(engine, f"loadsgf {sgf_file} 2")
+    assert engine.state.current.children == []
+
+
+def test_loadsgf_errors_leave_the_game(engine, sgf_file, tmp_path):
+    ok(engine, "play b e5")
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;GM[1]SZ[9];B[ee", encoding="utf-8")
+    chess = tmp_path / "chess.sgf"
+    chess.write_text("(;GM[3])", encoding="utf-8")
+    for path in (tmp_path / "missing.sgf", tmp_path, chess):
+        assert gtp(engine, f"4 loadsgf {path}") == "?4 cannot load file\n\n"
+    assert error(engine, f"loadsgf {sgf_file} 0") == "syntax error"
+    assert error(engine, f"loadsgf {sgf_file} x") == "syntax error"
+    assert error(engine, "loadsgf") == "syntax error"
+    assert engine.size == 9 and stone(engine, "E5") == BLACK
+
+
+def test_printsgf(engine, sgf_file, tmp_path):
+    pytest.importorskip("imago.sgf")
+    ok(engine, "komi 6.5")
+    ok(engine, "play b e5")
+    ok(engine, "play w pass")
+    text = ok(engine, "printsgf")
+    assert text.startswith("(;") and "SZ[9]" in text and "KM[6.5]" in text
+    assert "B[ee]" in text and "W[]" in text
+    out = tmp_path / "out.sgf"
+    assert gtp(engine, f"2 printsgf {out}") == "=2\n\n"
+    ok(engine, "clear_board")
+    ok(engine, f"loadsgf {out}")
+    assert stone(engine, "E5") == BLACK and engine.state.current.is_pass
+    assert error(engine, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}") == "cannot save file"

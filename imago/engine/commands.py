@@ -314,6 +314,31 @@ def _final_status_list(engine: GameEngine, status: str) -> str:
     return "\n".join(_vertices(engine, stones) for stones in engine.final_status(status))
 
 
+# ---------------------------------------------------------------- SGF
+@command("loadsgf", word, optional=(integer,))
+def _loadsgf(engine: GameEngine, path: str, move_number: Optional[int] = None) -> str:
+    if move_number is not None and move_number < 1:
+        raise GtpError("syntax error")
+    try:
+        engine.load_sgf(path, move_number)
+    except (OSError, ValueError) as error:
+        log.warning("cannot load %s: %s", path, error)
+        raise GtpError("cannot load file") from None
+    return ""
+
+
+@command("printsgf", optional=(word,))
+def _printsgf(engine: GameEngine, path: Optional[str] = None) -> str:
+    if path is None:
+        return engine.sgf_text()
+    try:
+        engine.save_sgf(path)
+    except OSError as error:
+        log.warning("cannot save %s: %s", path, error)
+        raise GtpError("cannot save file") from None
+    return ""
+
+
 # ---------------------------------------------------------------- time
 @command("time_settings", number, number, integer)
 def _time_settings(engine: GameEngine, main: float, byo_yomi: float, stones: int) -> str:

@@ -169,6 +169,39 @@ class GameEngine:
         """Owner of every cell (BLACK, WHITE or EMPTY) with dead stones removed."""
         return area_owners(self.state.board, self.dead_stones())
 
+    # ------------------------------------------------------------ SGF
+    def load_sgf(self, path: str, move_number: Optional[int] = None) -> None:
+        """Replace the game with the first game of an SGF file, at the
+        position before move ``move_number`` of its main line (1: the
+        start; None: the end), the rest of the line dropped. Raises OSError
+        or ValueError (``imago.sgf.SGFError``); the game is then unchanged."""
+        from imago import sgf  # imported on use: playing needs no SGF parser
+
+        if move_number is not None and move_number < 1:
+            raise ValueError(f"move number must be 1 or more, not {move_number}")
+        state = sgf.load(path, lenient=True)[0]
+        node = state.root
+        while node.children and (move_number is None
+                                 or node.children[0].number < move_number):
+            node = node.children[0]
+        for child in list(node.children):
+            node.remove_child(child)
+        state.goto(node)
+        self.state = state
+        self._new_game()
+
+    def sgf_text(self) -> str:
+        """The game tree (root to the current moves) as SGF text."""
+        from imago import sgf
+
+        return sgf.dumps(self.state)
+
+    def save_sgf(self, path: str) -> None:
+        """Write the game as an SGF file. Raises OSError."""
+        from imago import sgf
+
+        sgf.save(path, self.state)
+
     # ------------------------------------------------------------ views
     def showboard(self) -> str:
         """The board drawn in text, the last move marked, captures beside it."""
