@@ -1,0 +1,22 @@
+"""SGF (Smart Game Format, FF[4]) reading and writing.
+
+- :func:`load` / :func:`loads`: every game of a file or text as
+  :class:`~imago.game.GameState` (``lenient=True`` keeps what it can);
+- :func:`dumps` / :func:`save`: one game tree back to SGF text;
+- :func:`iter_games`: ``(path, game)`` over files, folders and globs, bad
+  files logged and skipped (for training);
+- :func:`parse`: the parse tree (:class:`ASTNode` with :class:`Property`
+  values) for tools that want the raw properties;
+- :class:`SGFError`: malformed input, with ``filename``, ``line``, ``column``.
+
+Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
+:mod:`.nodes` (parse tree), :mod:`.convert` (to games), :mod:`.writer`,
+:mod:`.encoding`, :mod:`.sgf` (this API).
+"""
+
+from .errors import SGFError
+from .nodes import ASTNode, Property
+from .sgf import dumps, iter_games, load, loads, parse, save
+
+__all__ = ["load", "loads", "dumps", "save", "iter_games", "parse", "SGFError",
+           "ASTNode", "Property"]

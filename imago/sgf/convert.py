@@ -1,0 +1,263 @@
+"""Parse tree to game tree: an :class:`ASTNode` and its subtree as a
+:class:`~imago.game.GameState`.
+
+- Game info: ``GM`` must be 1; ``SZ`` square, 2..25 (else SGFError);
+  ``KM`` and ``HA`` set ``komi`` and ``handicap``. The root's properties
+  stay in ``root.properties`` except ``FF``, ``GM`` and ``CA``, which
+  describe the file, not the game (the writer writes its own).
+- ``B``/``W`` are moves (``[]`` and, up to 19x19, ``[tt]`` are passes),
+  ``AB``/``AW``/``AE`` setup stones (compressed lists expanded) at any
+  node, ``PL`` sets ``to_move``. Every variation is kept, in order.
+  Everything else (comments, markup, unknown properties) is kept in
+  ``GameMove.properties`` with the text unescaped.
+- A node with both setup and a move becomes a setup node followed by the
+  move node; several moves in one node become a chain of move nodes (the
+  node's other properties go to the last).
+- Without ``PL``, the root has White to move when ``HA`` >= 1 and it holds
+  black setup stones (the handicap).
+- Legality: repeating an earlier whole-board position (superko) is
+  accepted, since records follow rule sets without superko. Occupied
+  points, suicide and ko retakes raise :class:`SGFError` at the node's line
+  and column. With ``lenient=True`` they are kept so the record can be
+  shown: a ko retake is played anyway, a suicide removes the suicided
+  string, a stone on an occupied point becomes a setup node (``AB``/``AW``
+  with the other colour to move) that replaces the stone; off-board or
+  malformed points of moves are read as passes, and bad setup points and
+  ``PL`` values are dropped.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Optional
+
+from imago.game import BLACK, EMPTY, WHITE, GameMove, GameState, opponent
+from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_index
+
+from .errors import SGFError
+from .nodes import ASTNode, expand_point_list, unescape
+
+# Root properties not kept: they describe the file (the writer writes its own).
+FILE_PROPERTIES = frozenset(("FF", "GM", "CA"))
+
+_TABLES: dict[int, dict[str, Optional[int]]] = {}
+
+
+def point_table(size: int) -> dict[str, Optional[int]]:
+    """``{sgf point: internal index}`` for one board size (passes: None)."""
+    table = _TABLES.get(size)
+    if table is None:
+        table = {"": None}
+        if size <= 19:
+            table["tt"] = None
+        for col in range(size):
+            for row in range(size):
+                table[SGF_LETTERS[col] + SGF_LETTERS[row]] = to_index(col, row, size)
+        _TABLES[size] = table
+    return table
+
+
+def check_game_info(root: ASTNode) -> int:
+    """Refuse what is not Go on a supported board; return the board size."""
+    gm = root.properties.get("GM")
+    if gm is not None:
+        text = unescape(gm[0]).strip()
+        try:
+            ok = int(text) == 1
+        except ValueError:
+            ok = False
+        if not ok:
+            raise root.error(f"GM[{text}]: not a game of Go (only GM[1] is supported)")
+    return root.get_size()
+
+
+def to_game(root: ASTNode, lenient: bool = False) -> GameState:
+    """The game tree of ``root`` (a parsed game tree's root) as a GameState
+    with ``current`` at the root. Raises :class:`SGFError` with the node's
+    line and column (see the module doc for what ``lenient`` keeps)."""
+    size = check_game_info(root)
+    game = GameState(size, root.komi)
+    game.handicap = root.handicap
+    converter = _Converter(game, point_table(size), lenient)
+    # Every node holds a board (lists and sets): building a big tree would
+    # make the cyclic garbage collector rescan the growing heap again and
+    # again. Nothing built here is garbage, so it is paused meanwhile.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _build(root, converter)
+    finally:
+        if collecting:
+            gc.enable()
+    game.current = game.root
+    return game
+
+
+def _build(root: ASTNode, converter: "_Converter") -> None:
+    stack: list[tuple[ASTNode, Optional[GameMove]]] = [(root, None)]
+    while stack:
+        ast, parent = stack.pop()
+        node = converter.node(ast, parent)
+        children = ast.children
+        if children:
+            if len(children) == 1:
+                stack.append((children[0], node))
+            else:
+                stack.extend((child, node) for child in reversed(children))
+
+
+class _Converter:
+    __slots__ = ("game", "table", "lenient", "size")
+
+    def __init__(self, game: GameState, table: dict, lenient: bool):
+        self.game = game
+        self.table = table
+        self.lenient = lenient
+        self.size = game.size
+
+    def node(self, ast: ASTNode, parent: Optional[GameMove]) -> GameMove:
+        """Add the GameMove node(s) of one AST node below ``parent`` (None:
+        the root); return the last one (where the children go)."""
+        moves = setup = player = None
+        others: dict[str, list[str]] = {}
+        for name, values in ast.properties.items():
+            if name == "B" or name == "W":
+                if moves is None:
+                    moves = []
+                color = BLACK if name == "B" else WHITE
+                moves.extend((color, v) for v in values)
+            elif name == "AB" or name == "AW" or name == "AE":
+                if setup is None:
+                    setup = {}
+                setup[name] = values
+            elif name == "PL":
+                player = values
+            elif parent is None and name in FILE_PROPERTIES:
+                continue
+            else:
+                others[name] = [unescape(v) for v in values]
+
+        if parent is None:
+            node = self.game.root
+            if setup:
+                node.add_setup(*self.setup_points(ast, setup))
+            node.properties = others  # game info stays at the root
+            others = None
+            if player is None and self.game.handicap and node.setup.get(BLACK):
+                node.to_move = WHITE
+        elif setup or not moves:
+            node = parent.add_setup_child(*self.setup_points(ast, setup)) if setup \
+                else parent.add_setup_child()
+        else:
+            node = parent
+        if moves:
+            for color, value in moves:
+                node = self.play(ast, node, color, value)
+        if others:
+            node.properties = others
+        if player is not None:
+            color = self.color(ast, player)
+            if color is not None:
+                node.to_move = color
+        return node
+
+    # ------------------------------------------------------------ values
+    def setup_points(self, ast: ASTNode, setup: Optional[dict]) -> tuple[list, list, list]:
+        if not setup:
+            return [], [], []
+        size = self.size
+        out = []
+        for name in ("AB", "AW", "AE"):
+            raw = setup.get(name)
+            if not raw:
+                out.append([])
+                continue
+            try:
+                points = expand_point_list(raw, size)
+            except ValueError as err:
+                if not self.lenient:
+                    raise ast.error(f"{name}: {err}") from None
+                points = []
+                for value in raw:
+                    try:
+                        points.extend(expand_point_list([value], size))
+                    except ValueError:
+                        pass
+            out.append([to_index(c, r, size) for c, r in points])
+        return out[0], out[1], out[2]
+
+    def color(self, ast: ASTNode, raw: list[str]) -> Optional[int]:
+        word = unescape(raw[0]).strip().upper() if raw else ""
+        if word in ("B", "BLACK", "1"):
+            return BLACK
+        if word in ("W", "WHITE", "2"):
+            return WHITE
+        if self.lenient:
+            return None
+        raise ast.error(f"PL[{word}]: the colour must be B or W")
+
+    def point(self, ast: ASTNode, color: int, value: str) -> Optional[int]:
+        try:
+            return self.table[value]
+        except KeyError:
+            pass
+        stripped = value.strip()
+        if stripped in self.table:
+            return self.table[stripped]
+        if self.lenient:
+            return None
+        letter = "B" if color == BLACK else "W"
+        if len(stripped) == 2 and all(c in SGF_LETTERS for c in stripped):
+            raise ast.error(f"move {letter}[{stripped}] is off the "
+                            f"{self.size}x{self.size} board")
+        raise ast.error(f"move {letter}[{value}]: not a point")
+
+    # ------------------------------------------------------------ moves
+    def play(self, ast: ASTNode, parent: GameMove, color: int, value: str) -> GameMove:
+        """A new child of ``parent`` for the move (never merged with an
+        existing child: every variation of the file is kept)."""
+        point = self.point(ast, color, value)
+        board = parent.board.copy()
+        captured = 0
+        if point is None:
+            board.play(None, color)
+        else:
+            reason = board.illegal_reason(point, color)
+            if reason is None or reason == "superko":
+                captured = board.place(point, color)
+            elif not self.lenient:
+                letter = "B" if color == BLACK else "W"
+                where = format_sgf_point(from_index(point, self.size))
+                raise ast.error(f"illegal move {letter}[{where}]: {reason}")
+            elif reason == "occupied":
+                stones = {BLACK: [], WHITE: []}
+                stones[color].append(point)
+                child = parent.add_setup_child(stones[BLACK], stones[WHITE])
+                child.to_move = opponent(color)
+                return child
+            else:  # ko retaken, or suicide: keep the record's position
+                captured = board.place(point, color)
+                if not board.libs[board.root[point]]:
+                    suicided = board.string_stones(point)
+                    board.set_stones(empty=suicided)
+                    color_captures = len(suicided)
+                    black, white = parent.captures
+                    captures = (black, white + color_captures) if color == BLACK \
+                        else (black + color_captures, white)
+                    child = GameMove(board, parent, color, point, captures,
+                                     opponent(color), parent.number + 1)
+                    parent.children.append(child)
+                    return child
+        black, white = parent.captures
+        if captured:
+            if color == BLACK:
+                black += captured
+            else:
+                white += captured
+        child = GameMove(board, parent, color, point, (black, white), opponent(color),
+                         parent.number + 1)
+        parent.children.append(child)
+        return child
+
+
+__all__ = ["to_game", "point_table", "check_game_info", "FILE_PROPERTIES", "SGFError", "EMPTY"]

@@ -1,0 +1,43 @@
+"""The one exception of the SGF package."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class SGFError(ValueError):
+    """Malformed or unsupported SGF input.
+
+    ``filename``, ``line`` and ``column`` (1-based; None when unknown) say
+    where; the message reads ``game.sgf:12:5: expected ']' ...`` so a user can
+    jump to the spot. ``reason`` is the message without the location.
+    """
+
+    def __init__(self, reason: str, filename: str = "<string>",
+                 line: Optional[int] = None, column: Optional[int] = None,
+                 offset: Optional[int] = None):
+        if line is None:
+            where = filename
+        else:
+            where = f"{filename}:{line}:{column}"
+        super().__init__(f"{where}: {reason}")
+        self.reason = reason
+        self.filename = filename
+        self.line = line
+        self.column = column
+        self.offset = offset
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based ``(line, column)`` of a character offset into ``text``.
+
+    ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end a line.
+    """
+    offset = max(0, min(offset, len(text)))
+    head = text[:offset]
+    if "\r" in head:
+        head = head.replace("\r\n", "\n").replace("\r", "\n")
+        # the column counts characters of the original last line
+    line = head.count("\n") + 1
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    return line, offset - start + 1

@@ -1,0 +1,215 @@
+"""The high-level SGF API: files and strings to games and back.
+
+``load``/``loads`` read a collection (every game tree of a file) as
+:class:`~imago.game.GameState` objects; ``dumps``/``save`` write one game;
+``iter_games`` walks files, folders and globs for training and reports bad
+files without stopping. Malformed input raises :class:`SGFError`
+(a ``ValueError``) naming the file, line and column.
+
+Lenient mode (``lenient=True``) keeps what can be kept: game trees that
+parse and convert are returned even when others in the same file are
+broken; a game tree cut short (truncated file, unterminated value, missing
+``)``) is kept up to its last complete node; illegal moves are kept as
+described in :mod:`.convert`. It still raises :class:`SGFError` when no
+game at all can be read.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Iterable, Iterator, Union
+
+from imago.game import GameState
+
+from .convert import to_game
+from .encoding import decode
+from .errors import SGFError
+from .nodes import ASTNode
+from .sgflex import Source
+from .sgfyacc import parse_source
+from .writer import dumps
+
+log = logging.getLogger("imago.sgf")
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_TREE_START = re.compile(r"\(\s*;")
+_SCAN = re.compile(r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]?|[()]", re.S)
+
+
+def parse(data: Union[str, bytes], *, lenient: bool = False,
+          filename: str = "<string>") -> list[ASTNode]:
+    """The game trees of an SGF text (or its bytes, decoded as
+    :mod:`.encoding` says) as root :class:`ASTNode`."""
+    text = decode(data)[0] if isinstance(data, (bytes, bytearray)) else data
+    source = Source(text, filename)
+    if not lenient:
+        return parse_source(source)
+    try:
+        return parse_source(source)
+    except SGFError as err:
+        first_error = err
+    roots: list[ASTNode] = []
+    for start, end in split_game_trees(text):
+        try:
+            roots.extend(parse_source(source, start, end))
+        except SGFError as err:
+            repaired = _repair(source, start, err)
+            if repaired:
+                log.warning("%s; kept the game tree up to there", err)
+                roots.extend(repaired)
+            else:
+                log.warning("%s; game tree skipped", err)
+    if not roots:
+        raise first_error
+    return roots
+
+
+def split_game_trees(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the top-level game trees: from each
+    ``(;`` outside a tree to its matching ``)`` (or the end of the text),
+    brackets inside values skipped."""
+    spans = []
+    pos, n = 0, len(text)
+    while pos < n:
+        m = _TREE_START.search(text, pos)
+        if m is None:
+            break
+        start = m.start()
+        depth = 0
+        end = n
+        for item in _SCAN.finditer(text, start):
+            c = item.group()
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    end = item.end()
+                    break
+        spans.append((start, end))
+        pos = end
+    return spans
+
+
+def _open_depth(text: str, start: int, end: int) -> int:
+    depth = 0
+    for item in _SCAN.finditer(text, start, end):
+        c = item.group()
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+    return depth
+
+
+def _repair(source: Source, start: int, err: SGFError) -> list[ASTNode]:
+    """The game tree at ``start`` cut before the error and closed, or []."""
+    cut = getattr(err, "good_end", None)
+    if cut is None or err.offset is None:
+        return []
+    cut = min(cut, err.offset)
+    head = source.text[:cut].rstrip()
+    while head.endswith("(") and len(head) > start + 1:
+        head = head[:-1].rstrip()
+    depth = _open_depth(head, start, len(head))
+    if depth <= 0 or len(head) <= start + 1:
+        return []
+    repaired = Source(head + ")" * depth, source.filename)
+    try:
+        return parse_source(repaired, start)
+    except SGFError:
+        return []
+
+
+def loads(data: Union[str, bytes], *, lenient: bool = False,
+          filename: str = "<string>") -> list[GameState]:
+    """Every game of an SGF text (``str``, or ``bytes`` decoded by ``CA``
+    with fallbacks) as a GameState with ``current`` at the root, size,
+    komi and handicap from ``SZ``/``KM``/``HA`` and the game info in
+    ``root.properties``. Raises :class:`SGFError`."""
+    roots = parse(data, lenient=lenient, filename=filename)
+    games = []
+    first_error = None
+    for root in roots:
+        try:
+            games.append(to_game(root, lenient=lenient))
+        except SGFError as err:
+            if not lenient:
+                raise
+            log.warning("%s; game skipped", err)
+            first_error = first_error or err
+    if not games:
+        if first_error is not None:
+            raise first_error
+        raise SGFError("no game tree found: expected '(;'", filename)
+    return games
+
+
+def load(path: PathLike, *, lenient: bool = False) -> list[GameState]:
+    """The games of one SGF file (see :func:`loads`). Raises
+    :class:`SGFError`, or OSError when the file cannot be read."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return loads(data, lenient=lenient, filename=os.fspath(path))
+
+
+def save(path: PathLike, game: GameState) -> None:
+    """Write ``game`` (its whole tree) to ``path`` as UTF-8 SGF."""
+    text = dumps(game)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def _expand(paths: Union[PathLike, Iterable[PathLike]]) -> Iterator[str]:
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for entry in paths:
+        entry = os.fspath(entry)
+        if os.path.isdir(entry):
+            found = []
+            for folder, dirs, files in os.walk(entry):
+                dirs.sort()
+                found.extend(os.path.join(folder, f) for f in files
+                             if f.lower().endswith(".sgf"))
+            yield from sorted(found)
+        elif os.path.exists(entry):
+            yield entry
+        elif glob.has_magic(entry):
+            matches = sorted(glob.glob(entry, recursive=True))
+            if not matches:
+                log.warning("%s: no file matches", entry)
+            for match in matches:
+                if os.path.isdir(match):
+                    yield from _expand([match])
+                else:
+                    yield match
+        else:
+            log.warning("%s: no such file or folder", entry)
+
+
+def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
+               lenient: bool = True) -> Iterator[tuple[str, GameState]]:
+    """``(path, game)`` for every game of every SGF file under the given
+    files, folders (searched recursively for ``*.sgf``) and glob patterns.
+    A file that cannot be read is logged (a warning naming the file and the
+    reason, on the ``imago.sgf`` logger) and skipped."""
+    for path in _expand(paths):
+        try:
+            games = load(path, lenient=lenient)
+        except SGFError as err:
+            log.warning("skipping %s", err)
+            continue
+        except OSError as err:
+            log.warning("skipping %s: %s", path, err.strerror or err)
+            continue
+        for game in games:
+            yield path, game
+
+
+__all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "split_game_trees",
+           "SGFError", "Path"]

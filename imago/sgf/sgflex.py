@@ -1,0 +1,196 @@
+"""The SGF lexer (PLY).
+
+Tokens are few and big, so that PLY's per-token Python overhead is paid per
+*run of nodes*, not per bracket:
+
+- ``LPAREN`` / ``RPAREN``: the parentheses of a game tree;
+- ``NODES``: a maximal run of nodes, ``;`` each followed by properties, a
+  property being an identifier (``[A-Za-z]+``: FF[1-3] lowercase letters
+  allowed) and one or more ``[values]`` (``\\]``, ``\\\\`` and any escaped
+  character inside, line breaks anywhere). Its value is the list of
+  :class:`~imago.sgf.nodes.ASTNode` of the run, already chained parent to
+  child, with raw (still escaped) property values.
+
+Whitespace between tokens is skipped. Text outside any game tree (before the
+first ``(;``, between and after game trees) is junk and ignored, as most SGF
+readers do. Anything else raises :class:`SGFError` with the line, column and
+what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+
+import ply.lex as lex
+
+from .errors import SGFError, line_column
+from .nodes import ASTNode, property_name
+
+tokens = ("LPAREN", "RPAREN", "NODES")
+
+# A value: '[' ... ']' where a backslash escapes any character (newlines too).
+_VALUE = r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]"
+_VALUE_BODY = r"[^\]\\]*(?:\\.[^\]\\]*)*"
+_PROPERTY = r"[A-Za-z]+\s*(?:" + _VALUE + r"\s*)+"
+NODES_RE = r"(?:;\s*(?:" + _PROPERTY + r")*)+"
+
+# Splits a NODES token into items: a node's ';' with its first property
+# (groups 1-3: identifier, first value, the other values still bracketed;
+# empty for a node without properties), or a further property (groups 4-6).
+_PROP_GROUPS = r"([A-Za-z]+)\s*\[(" + _VALUE_BODY + r")\]\s*((?:" + _VALUE + r"\s*)*)"
+_ITEMS = re.compile(r";\s*(?:" + _PROP_GROUPS + r")?|" + _PROP_GROUPS, re.S)
+_VALUES = re.compile(r"\[(" + _VALUE_BODY + r")\]", re.S)
+_TREE_START = re.compile(r"\(\s*;")
+_IDENT_WS = re.compile(r"[A-Za-z]+\s*")
+_CLOSED_VALUE = re.compile(_VALUE, re.S)
+
+t_ignore = " \t\r\n\f\v"
+
+
+class Source:
+    """The text being parsed and its file name, for positions in errors."""
+
+    __slots__ = ("text", "filename")
+
+    def __init__(self, text: str, filename: str = "<string>"):
+        self.text = text
+        self.filename = filename
+
+    def error(self, reason: str, offset: int) -> SGFError:
+        """An :class:`SGFError` at a character offset of the text."""
+        line, column = line_column(self.text, offset)
+        return SGFError(reason, self.filename, line, column, offset)
+
+
+def build_nodes(text: str, base: int, source: Source) -> tuple[ASTNode, ASTNode]:
+    """The first and last :class:`ASTNode` of a ``NODES`` token's text (which
+    the token's regex has already checked), chained parent to child; the
+    text starts at offset ``base`` of the source."""
+    run = (source, base)
+    first_node = node = None
+    props: dict = {}
+    names = _NAMES
+    k = 0
+    for ident, first, rest, ident2, first2, rest2 in _ITEMS.findall(text):
+        if ident2:
+            ident, first, rest = ident2, first2, rest2
+        else:
+            node = ASTNode(node, run, k)
+            if first_node is None:
+                first_node = node
+            k += 1
+            props = node.properties
+            if not ident:
+                continue
+        name = names.get(ident)
+        if name is None:
+            name = property_name(ident)
+            if not name:
+                raise source.error(f"property identifier {ident!r} has no uppercase letter",
+                                   node.offset)
+            if len(names) < 4096:
+                names[ident] = name
+        values = [first] + _VALUES.findall(rest) if rest else [first]
+        old = props.get(name)
+        if old is None:
+            props[name] = values
+        else:
+            old.extend(values)
+    return first_node, node
+
+
+_NAMES: dict[str, str] = {}
+
+
+@lex.TOKEN(NODES_RE)
+def t_NODES(t):
+    lexer = t.lexer
+    if not lexer.depth:
+        return None  # junk outside any game tree
+    t.value = build_nodes(t.value, t.lexpos, lexer.source)
+    lexer.good_end = lexer.lexpos
+    return t
+
+
+def t_LPAREN(t):
+    r"\("
+    lexer = t.lexer
+    if not lexer.depth and not _TREE_START.match(lexer.lexdata, t.lexpos):
+        return None  # a '(' in junk text, not the start of a game tree
+    lexer.depth += 1
+    lexer.opens.append(t.lexpos)
+    lexer.good_end = lexer.lexpos
+    return t
+
+
+def t_RPAREN(t):
+    r"\)"
+    lexer = t.lexer
+    if not lexer.depth:
+        return None  # stray ')' outside any game tree
+    lexer.depth -= 1
+    lexer.opens.pop()
+    lexer.good_end = lexer.lexpos
+    return t
+
+
+def t_error(t):
+    lexer = t.lexer
+    text, pos = lexer.lexdata, t.lexpos
+    if not lexer.depth:
+        # junk outside game trees: skip to the next '(;' (or the end)
+        m = _TREE_START.search(text, pos, lexer.lexlen)
+        lexer.skip((m.start() if m else lexer.lexlen) - pos)
+        return
+    raise diagnose(lexer.source, text, pos, lexer.lexlen)
+
+
+def diagnose(source: Source, text: str, pos: int, end: int) -> SGFError:
+    """Say what is wrong at ``pos`` inside a game tree, where no token fits."""
+    ch = text[pos]
+    if ch.isalpha():
+        m = _IDENT_WS.match(text, pos)
+        ident = text[pos:m.end()].rstrip()
+        after = m.end()
+        if after < end and text[after] == "[":
+            # the value after the identifier never ends
+            return source.error("expected ']': this property value is never closed", after)
+        found = "end of input" if after >= end else repr(text[after])
+        return source.error(f"expected '[' after property identifier {ident!r}, found {found}",
+                            after)
+    if ch == "[":
+        if not _CLOSED_VALUE.match(text, pos, end):
+            return source.error("expected ']': this property value is never closed", pos)
+        return source.error("property value without a property identifier", pos)
+    return source.error(f"unexpected character {ch!r}: expected ';', '(', ')' "
+                        "or a property", pos)
+
+
+_LEXER = None
+
+
+def make_lexer(source: Source, start: int = 0, end: int | None = None):
+    """A fresh lexer over ``source.text[start:end]`` (positions stay those
+    of the whole text). The master lexer is built once per process."""
+    global _LEXER
+    if _LEXER is None:
+        import sys
+        _LEXER = lex.lex(module=sys.modules[__name__], reflags=int(re.DOTALL),
+                         errorlog=lex.NullLogger(), optimize=False)
+    lexer = _LEXER.clone()
+    lexer.input(source.text)
+    lexer.lexpos = start
+    if end is not None:
+        lexer.lexlen = end
+    lexer.depth = 0
+    lexer.opens = []
+    lexer.good_end = start  # end of the last good token (for recovery)
+    lexer.source = source
+    return lexer
+
+
+def tokenize(text: str) -> list[tuple[str, object]]:
+    """``(type, value)`` of every token of ``text`` (for tests and tools)."""
+    lexer = make_lexer(Source(text))
+    return [(tok.type, tok.value) for tok in iter(lexer.token, None)]
+

@@ -1,0 +1,147 @@
+"""The SGF parser (PLY yacc): the FF[4] collection / game-tree grammar.
+
+::
+
+    collection : gametree | collection gametree
+    gametree   : '(' sequence subtrees ')'
+    subtrees   : (empty) | subtrees gametree
+    sequence   : NODES | sequence NODES
+
+Nodes and properties (``node : ';' property*``, ``property : ident
+value+``) are recognised by the ``NODES`` token of :mod:`.sgflex` (see
+there). The result is the list of root :class:`ASTNode` of the game
+trees. The tables are built once per process, in memory: nothing is
+written to disk and nothing is printed.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+
+import ply.yacc as yacc
+
+from .errors import SGFError
+from .nodes import ASTNode
+from .sgflex import Source, make_lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+
+start = "collection"
+
+
+def p_collection_first(p):
+    "collection : gametree"
+    p[0] = [p[1]]
+
+
+def p_collection_more(p):
+    "collection : collection gametree"
+    p[1].append(p[2])
+    p[0] = p[1]
+
+
+def p_gametree(p):
+    "gametree : LPAREN sequence subtrees RPAREN"
+    first, last = p[2]
+    subtrees = p[3]
+    if subtrees:
+        children = last.children
+        for tree in subtrees:
+            tree.parent = last
+            children.append(tree)
+    p[0] = first
+
+
+def p_subtrees_empty(p):
+    "subtrees :"
+    p[0] = None
+
+
+def p_subtrees_more(p):
+    "subtrees : subtrees gametree"
+    if p[1] is None:
+        p[0] = [p[2]]
+    else:
+        p[1].append(p[2])
+        p[0] = p[1]
+
+
+def p_sequence_first(p):
+    "sequence : NODES"
+    p[0] = p[1]
+
+
+def p_sequence_more(p):
+    "sequence : sequence NODES"
+    first, last = p[1]
+    head, tail = p[2]
+    head.parent = last
+    last.children.append(head)
+    p[0] = (first, tail)
+
+
+def p_error(tok):
+    parser_state = _STATE
+    lexer = parser_state["lexer"]
+    source: Source = lexer.source
+    if tok is None:
+        end = lexer.lexlen
+        if lexer.opens:
+            opened = source.error("", lexer.opens[-1])
+            raise source.error(f"expected ')' before the end of the input, to close the game "
+                               f"tree opened at line {opened.line}, column {opened.column}",
+                               end)
+        raise source.error("no game tree found: expected '(;'", end)
+    found = {"LPAREN": "'('", "RPAREN": "')'", "NODES": "';'"}[tok.type]
+    raise source.error(f"expected ';' (a node) after '(', found {found}", tok.lexpos)
+
+
+_STATE: dict = {}
+_PARSER = None
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        _PARSER = yacc.yacc(module=sys.modules[__name__], start=start, debug=False,
+                            write_tables=False, optimize=False,
+                            tabmodule="_sgf_no_parsetab",
+                            outputdir=os.path.dirname(os.path.abspath(__file__)),
+                            errorlog=yacc.NullLogger())
+    return _PARSER
+
+
+def parse(text: str, filename: str = "<string>", start_offset: int = 0,
+          end_offset: int | None = None) -> list[ASTNode]:
+    """The game trees of an SGF collection (already decoded to ``str``), as
+    root :class:`ASTNode`. Raises :class:`SGFError` with the position."""
+    source = Source(text, filename)
+    return parse_source(source, start_offset, end_offset)
+
+
+def parse_source(source: Source, start_offset: int = 0,
+                 end_offset: int | None = None) -> list[ASTNode]:
+    """Like :func:`parse`, over a :class:`Source` (or a slice of it)."""
+    parser = _parser()
+    lexer = make_lexer(source, start_offset, end_offset)
+    _STATE["lexer"] = lexer
+    # many small objects and no garbage: pause the cyclic collector on big
+    # inputs (see imago.sgf.convert)
+    pause = len(source.text) > 100_000 and gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        return parser.parse(lexer=lexer)
+    except SGFError as err:
+        err.good_end = lexer.good_end
+        raise
+    except RecursionError:
+        raise source.error("game tree nested too deeply", start_offset) from None
+    finally:
+        if pause:
+            gc.enable()
+        _STATE.clear()
+        parser.restart()
+
+
+__all__ = ["parse", "parse_source", "SGFError"]
