@@ -245,3 +245,18 @@ def test_imagocli_main_is_importable():
     finally:
         sys.path.remove(str(REPO))
     assert callable(imagocli.main)
+
+
+def test_cli_algorithm_options():
+    from imago.engine.cli import _option
+
+    assert _option("visits=400") == ("visits", 400)
+    assert _option("c-puct=1.5") == ("c_puct", 1.5)
+    assert _option("model=nets/a.keras") == ("model", "nets/a.keras")
+    assert _option("noise=false") == ("noise", False)
+    text = "boardsize 9\ngenmove b\ngenmove w\n"
+    assert run_cli(text, "-o", "seed=4").stdout == run_cli(text, "--seed", "4").stdout
+    proc = run_cli("name\n", "-o", "visits=10")  # random takes no visits
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "visits" in proc.stderr
+    assert run_cli("", "-o", "novalue").returncode == 2

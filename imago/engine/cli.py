@@ -46,6 +46,23 @@ def _size(text: str) -> int:
     return value
 
 
+def _option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as int, float, true/false/none or text."""
+    key, sep, raw = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, not {text!r}")
+    words = {"true": True, "false": False, "none": None}
+    if raw.lower() in words:
+        return key, words[raw.lower()]
+    for kind in (int, float):
+        try:
+            return key, kind(raw)
+        except ValueError:
+            pass
+    return key, raw
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
     parser = argparse.ArgumentParser(
@@ -55,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--algorithm", "-a", default=DEFAULT_ALGORITHM,
                         choices=algorithm_names(),
                         help=f"how moves are chosen (default: {DEFAULT_ALGORITHM})")
+    parser.add_argument("-o", "--option", type=_option, action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
     parser.add_argument("--size", type=_size, default=19,
                         help="board size until the controller sends boardsize (default: 19)")
     parser.add_argument("--komi", type=float, default=7.5,
@@ -80,11 +100,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("imago")
 
-    options = {} if args.seed is None else {"seed": args.seed}
+    options = dict(args.option)
+    if args.seed is not None:
+        options["seed"] = args.seed
     try:
         algorithm = create_algorithm(args.algorithm, **options)
-    except TypeError as error:
-        log.error("algorithm %s does not take these options: %s", args.algorithm, error)
+    except (TypeError, ValueError) as error:
+        log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
         return 2
     engine = GameEngine(algorithm, args.size, args.komi, TimeControl(args.time))
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
