@@ -71,6 +71,8 @@ def main(argv: Optional[list[str]] = None) -> int:
                                    seconds=args.time)
     except ValueError as exc:
         parser.error(str(exc))
+    except (OSError, ImportError) as exc:  # a model file or library the engine needs
+        parser.error(f"cannot start the {args.algorithm} engine: {exc}")
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray byte is bad input, not a crash
     try:

@@ -335,6 +335,74 @@ def test_unknown_algorithm_option_is_a_value_error():
         TerminalGame.create(io.StringIO(), io.StringIO(), size=26)
 
 
+# ---------------------------------------------------------------- SGF files
+def test_save_writes_the_game_and_its_result(tmp_path):
+    from imago import sgf
+    path = tmp_path / "game.sgf"
+    out, _, game = hvh(["e5", "d5", f"save {path}", "pass", "pass", f"save {path}", "quit"])
+    assert f"Saved 2 moves to {path}." in out
+    assert f"Saved 4 moves to {path}." in out
+    [saved] = sgf.load(path)
+    props = saved.root.properties
+    assert props["RE"] == ["W+7.5"] and props["PB"] == ["human"] and props["PW"] == ["human"]
+    assert [(n.color, n.vertex) for n in saved.root.main_line() if n.is_move] == \
+        [(BLACK, "E5"), (WHITE, "D5"), (BLACK, "pass"), (WHITE, "pass")]
+    assert saved.komi == 7.5 and saved.size == 9
+
+
+def test_save_names_the_engine_and_a_resignation(tmp_path):
+    from imago import sgf
+    path = tmp_path / "resigned.sgf"
+    out, _, game = play(["e5", "resign", f"save {path}", "quit"], seed=2)
+    [saved] = sgf.load(path)
+    assert saved.root.properties["RE"] == ["W+R"]
+    assert saved.root.properties["PW"] == ["imago (random)"]
+    assert saved.root.properties["PB"] == ["human"]
+
+
+def test_load_goes_on_from_the_end_of_the_main_line(tmp_path):
+    path = tmp_path / "opening.sgf"
+    path.write_text("(;GM[1]SZ[9]KM[6.5];B[ee];W[dc](;B[cg])(;B[gg]))", encoding="utf-8")
+    out, _, game = hvh([f"load {path}", "undo", "quit"])
+    assert f"Loaded {path}: 9x9, komi 6.5, 3 moves." in out
+    assert "Move 3: Black C3." in out and "White (O) to play, move 4." in out
+    assert vertices(game) == ["B E5", "W D7"]  # after the undo
+    assert game.state.komi == 6.5
+
+
+def test_load_lets_the_engine_answer_when_it_is_to_move(tmp_path):
+    path = tmp_path / "black-moved.sgf"
+    path.write_text("(;SZ[9];B[ee])", encoding="utf-8")
+    out, _, game = play([f"load {path}", "quit"], seed=4)
+    assert "White (random) plays " in out
+    assert len(game.state.history()) == 2 and game.state.to_move == BLACK
+
+
+def test_load_a_finished_game_announces_the_result(tmp_path):
+    path = tmp_path / "over.sgf"
+    path.write_text("(;SZ[9]KM[7.5];B[ee];W[];B[])(;SZ[13])", encoding="utf-8")
+    out, _, game = hvh([f"load {path}", "d4", "quit"])
+    assert "(the first of 2 games)" in out
+    assert "Game over: B+73.5 (Black 81, White 0, komi 7.5)" in out
+    assert "the game is over" in out
+
+
+def test_load_and_save_errors_are_reasons_not_tracebacks(tmp_path):
+    bad = tmp_path / "bad.sgf"
+    bad.write_text("(;SZ[9];B[ee];W[ee", encoding="utf-8")
+    missing = tmp_path / "missing.sgf"
+    unwritable = tmp_path / "no" / "such" / "dir.sgf"
+    out, code, game = hvh(["d4", f"load {bad}", f"load {missing}", f"save {unwritable}",
+                           "load", "save", "quit"])
+    assert code == 0
+    assert f"cannot load {bad}:1:" in out
+    assert f"cannot load {missing}: No such file or directory" in out
+    assert f"cannot save {unwritable}: No such file or directory" in out
+    assert "usage: load FILE" in out and "usage: save FILE" in out
+    assert vertices(game) == ["B D4"], "a failed load keeps the game"
+    assert "Traceback" not in out
+
+
 # ---------------------------------------------------------------- go.py itself
 def test_go_py_main_in_process(monkeypatch, capsys):
     spec = importlib.util.spec_from_file_location("go_under_test", GO_PY)

@@ -12,6 +12,7 @@ synopsis, help text); a line that is not a command is read as a vertex
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Callable, Optional, TextIO
@@ -355,15 +356,19 @@ class TerminalGame:
         if self.is_over:
             self.announce_result()
 
+    def result(self) -> str:
+        """The SGF result of the finished game: ``B+R``, ``W+3.5``, ``0``."""
+        if self.resigned is not None:
+            return "B+R" if opponent(self.resigned) == BLACK else "W+R"
+        return self.state.result()
+
     def announce_result(self) -> None:
         """Print how the game ended and what can still be done."""
         if self.resigned is not None:
-            winner = opponent(self.resigned)
-            self.say(f"Game over: {COLOR_WORDS[self.resigned]} resigned, "
-                     f"{'B' if winner == BLACK else 'W'}+R")
+            self.say(f"Game over: {COLOR_WORDS[self.resigned]} resigned, {self.result()}")
         else:
             self.say(f"Game over: {self.score_text()}")
-        self.say("Type undo to take moves back, score, or quit.")
+        self.say("Type save FILE to keep it, undo to take moves back, score, or quit.")
 
     # ------------------------------------------------------------ commands
     @command("pass", "pass your turn (two passes in a row end the game)", during_play=True)
@@ -404,6 +409,48 @@ class TerminalGame:
     @command("board", "show the board again")
     def cmd_board(self, argument: str) -> None:
         self.show_board()
+
+    @command("save", "write the game to an SGF file", "FILE")
+    def cmd_save(self, argument: str) -> None:
+        from imago import sgf  # on first use: playing needs no SGF code
+        props = self.state.root.properties
+        for color, key in ((BLACK, "PB"), (WHITE, "PW")):
+            player = self.players[color]
+            props.setdefault(key, ["human" if player is None else f"imago ({player.name})"])
+        if self.is_over:
+            props["RE"] = [self.result()]
+        else:
+            props.pop("RE", None)
+        try:
+            sgf.save(os.path.expanduser(argument), self.state)
+        except OSError as exc:
+            self.say(f"cannot save {argument}: {exc.strerror or exc}")
+            return
+        self.say(f"Saved {self.state.current.number} moves to {argument}.")
+
+    @command("load", "go on with the game in an SGF file (the end of its main line)",
+             "FILE")
+    def cmd_load(self, argument: str) -> None:
+        from imago import sgf
+        try:
+            games = sgf.load(os.path.expanduser(argument))
+        except OSError as exc:
+            self.say(f"cannot load {argument}: {exc.strerror or exc}")
+            return
+        except ValueError as exc:  # SGFError reads "FILE:LINE:COLUMN: reason"
+            self.say(f"cannot load {exc}")
+            return
+        state = games[0]
+        *_, state.current = state.root.main_line()
+        self.state = state
+        self.resigned = None
+        for player in set(p for p in self.players.values() if p is not None):
+            player.new_game(state)
+        extra = f" (the first of {len(games)} games)" if len(games) > 1 else ""
+        self.say(f"Loaded {argument}{extra}: {state.size}x{state.size}, "
+                 f"komi {state.komi:g}, {state.current.number} moves.")
+        self.show_board()
+        self._after_change()
 
     @command("help", "list the commands")
     def cmd_help(self, argument: str) -> None:
