@@ -54,6 +54,15 @@ def test_parse_command_ids():
     assert (cmd.id, cmd.name, cmd.args) == (None, "genmove", ["w"])
     assert parse_command("   # nothing\n") is None
     assert parse_command("7").name == ""
+    # only ASCII digits make an id
+    assert parse_command("\u00b2 name").id is None
+    assert parse_command("\u0663 name").id is None
+
+
+def test_odd_ids_and_names_get_answers():
+    out = run_gtp("\u00b2 name\n\u0663\n99999999999999999999 name\n")
+    assert out == ("? unknown command\n\n? unknown command\n\n"
+                   "=99999999999999999999 imago\n\n")
 
 
 def test_format_response():

@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """Control characters to drop: all but HT (LF ends the line anyway)."""
 
+_ID = re.compile(r"[0-9]+")
+
 Executor = Callable[[GameEngine, str, Sequence[str]], str]
 
 
@@ -60,7 +62,7 @@ def parse_command(line: str) -> Optional[GtpCommand]:
     if not words:
         return None
     cmd_id = None
-    if words[0].isdigit():
+    if _ID.fullmatch(words[0]):
         cmd_id = int(words.pop(0))
     name = words.pop(0) if words else ""
     return GtpCommand(cmd_id, name, words)
@@ -148,11 +150,13 @@ class ImagoIO:
     def handle(self, line: str) -> Optional[str]:
         """Run one raw input line; the framed response, or None for a line
         with no command."""
-        cmd = parse_command(line)
-        if cmd is None:
-            return None
-        log.debug("<< %s", line.rstrip("\n"))
+        cmd_id = None
         try:
+            cmd = parse_command(line)
+            if cmd is None:
+                return None
+            log.debug("<< %s", line.rstrip("\n"))
+            cmd_id = cmd.id
             text = self.execute(self.engine, cmd.name, cmd.args)
             success = True
         except commands.GtpError as error:
@@ -160,7 +164,7 @@ class ImagoIO:
         except Exception as error:  # a bug must not end the session
             log.exception("command %r failed", line.strip())
             text, success = f"internal error: {type(error).__name__}: {error}", False
-        response = format_response(cmd.id, success, text)
+        response = format_response(cmd_id, success, text)
         log.debug(">> %s", response.rstrip("\n"))
         return response
 
