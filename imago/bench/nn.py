@@ -1,0 +1,183 @@
+"""``python -m imago.bench nn``: network and training throughput.
+
+Prints, in one run:
+
+- feature encoding, microseconds per 9x9 position, for each plane set;
+- positions/s of each shipped model in ``models/`` at batch 1, 8 and 32
+  (through the compiled inference function);
+- training samples/s of the shipped residual architecture fed from the
+  cached ``.npz`` shards (load + symmetry augmentation on the fly) next to
+  ``fit`` on the same samples already in memory as float32 arrays, and
+  their ratio (goal >= 0.8).
+
+``--quick`` shortens every measurement. Shards come from the cache when
+``train.py`` built them already, else from a few games of
+``../shared/data`` (or random games) in a temporary cache.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent.parent
+MODELS = REPO / "models"
+DATA = REPO.parent / "shared" / "data"
+
+
+def _positions(n: int = 64, size: int = 9):
+    """Game-tree nodes of random games (varied move numbers)."""
+    from imago.game import BLACK, GameState
+
+    rng = random.Random(7)
+    nodes = []
+    while len(nodes) < n:
+        state = GameState(size)
+        color = BLACK
+        for _ in range(rng.randrange(10, 60)):
+            move = state.board.random_move(color, rng)
+            state.play(color, move)
+            color = 3 - color
+        nodes.append(state.current)
+    return nodes
+
+
+def _timed(fn, seconds: float) -> float:
+    """Median seconds per call of ``fn`` over about ``seconds``."""
+    fn()
+    times = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(times) < 3:
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bench_features(quick: bool) -> None:
+    from imago.nn.features import PLANE_SETS, encode_into, num_planes
+
+    nodes = _positions(64)
+    print("features (9x9, one position at a time):")
+    for plane_set in PLANE_SETS:
+        out = np.empty((9, 9, num_planes(plane_set)), np.float32)
+
+        def run():
+            for node in nodes:
+                encode_into(out, node, plane_set)
+
+        per = _timed(run, 0.3 if quick else 1.0) / len(nodes)
+        goal = "  (goal <= 50)" if plane_set == "history" else ""
+        print(f"  {plane_set:9s} {per * 1e6:7.1f} us/position{goal}")
+
+
+def bench_models(quick: bool) -> None:
+    from imago.nn.features import encode_batch
+    from imago.nn.networks import NeuralNetwork
+
+    models = sorted(MODELS.glob("*.keras"))
+    if not models:
+        print("no shipped models in models/")
+        return
+    nodes = _positions(32)
+    print("network inference (positions/s):")
+    for path in models:
+        net = NeuralNetwork.load(path)
+        x = encode_batch(nodes, net.plane_set)
+        figures = []
+        for batch in (1, 8, 32):
+            xb = x[:batch]
+            per = _timed(lambda: net.evaluate(xb), 0.5 if quick else 2.0)
+            figures.append(f"batch {batch:2d}: {batch / per:8.0f}")
+        print(f"  {path.name:22s} " + "  ".join(figures))
+
+
+def _shards(tmp: Path, quick: bool):
+    """A data set from cached shards: the default cache when train.py filled
+    it, else a temporary cache built from a few games."""
+    from imago.training.data import default_cache_dir, load_dataset
+
+    inputs = [str(DATA / "katago9"), str(DATA / "gnugo9")]
+    if all(Path(i).is_dir() for i in inputs):
+        cache = default_cache_dir()
+        if not (cache / "shards").is_dir():
+            cache = tmp
+        max_games = None if cache != tmp else (60 if quick else 200)
+        return load_dataset(inputs, "history", 9, cache, 0.1, max_games=max_games), cache
+    # no shared data: write random games and cache them
+    from imago.game import BLACK, GameState, format_sgf_point, from_index
+
+    games = tmp / "games"
+    games.mkdir()
+    rng = random.Random(3)
+    for g in range(40):
+        state, color, moves = GameState(9), BLACK, []
+        for _ in range(60):
+            p = state.board.random_move(color, rng)
+            state.play(color, p)
+            letter = "B" if color == BLACK else "W"
+            moves.append(f";{letter}[{'' if p is None else format_sgf_point(from_index(p, 9))}]")
+            color = 3 - color
+        (games / f"g{g}.sgf").write_text(f"(;SZ[9]KM[7.5]RE[B+1]{''.join(moves)})")
+    load_dataset([str(games)], "history", 9, tmp, 0.1)
+    return load_dataset([str(games)], "history", 9, tmp, 0.1), tmp
+
+
+def bench_training(quick: bool) -> None:
+    import keras
+
+    from imago.nn.networks import create_network
+    from imago.training.batches import batches, make_batch
+
+    with tempfile.TemporaryDirectory() as tmpdir:
+        t = time.perf_counter()
+        data, cache = _shards(Path(tmpdir), quick)
+        load_s = time.perf_counter() - t
+    n = min(len(data.train), 2048 if quick else 8192)
+    train = data.train.subset(np.arange(n))
+    batch = 256
+    print(f"training (residual 6x64, batch {batch}, {n} samples; shards from {cache}, "
+          f"loaded in {load_s:.1f}s):")
+    keras.utils.set_random_seed(1)
+    net = create_network("residual", 9, "history", blocks=6, filters=64)
+    net.compile()
+    heads = net.heads
+    # warm up: compile the train step
+    x0, y0 = make_batch(train, np.arange(min(batch, n)), heads, None)
+    net.model.fit(x0, y0, batch_size=batch, epochs=1, verbose=0)
+
+    x, y = make_batch(train, np.arange(n), heads, None)
+    rates = {"memory": [], "shards": []}
+    for _ in range(1 if quick else 2):
+        t = time.perf_counter()
+        net.model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=True)
+        rates["memory"].append(n / (time.perf_counter() - t))
+        t = time.perf_counter()
+        net.model.fit(batches(train, heads, batch, augment=True), epochs=1, verbose=0)
+        rates["shards"].append(n / (time.perf_counter() - t))
+    mem = max(rates["memory"])
+    shard = max(rates["shards"])
+    print(f"  in-memory float32 arrays : {mem:8.0f} samples/s")
+    print(f"  cached shards + symmetry : {shard:8.0f} samples/s")
+    print(f"  ratio shards / memory    : {shard / mem:8.2f}  (goal >= 0.8)")
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    quick = "--quick" in argv
+    bench_features(quick)
+    bench_models(quick)
+    bench_training(quick)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

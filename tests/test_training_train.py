@@ -1,0 +1,105 @@
+"""End-to-end training into a temporary folder: a tiny net, one epoch, the
+exported model and its metadata, checkpoints and --resume, bad inputs
+named, symmetry batches."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from test_training_data import write_games
+
+pytest.importorskip("tensorflow")
+
+from imago.training.trainer import TrainConfig, learning_rate_at, train  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("games")
+    write_games(folder, 8, index={f"game-{i:03d}.sgf": 2 for i in range(8)})
+    (folder / "broken.sgf").write_text("(;SZ[9];B[ee];W[ee])")
+    return folder
+
+
+def config(tmp_path, games, **kw) -> TrainConfig:
+    base = dict(inputs=[str(games)], output=str(tmp_path / "out" / "tiny.keras"),
+                architecture="residual", blocks=1, filters=8, epochs=1, batch_size=64,
+                validation=0.25, cache_dir=str(tmp_path / "cache"), verbose=0,
+                command="train.py (test)")
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def test_train_end_to_end(tmp_path, games, capsys):
+    from imago.nn.networks import NeuralNetwork
+
+    lines = []
+    info = train(config(tmp_path, games, logdir=str(tmp_path / "tb")), log=lines.append)
+    out = tmp_path / "out" / "tiny.keras"
+    assert out.exists() and (tmp_path / "out" / "tiny.json").exists()
+    assert any("broken.sgf" in line and line.startswith("skipped") for line in lines)
+    text = "\n".join(lines)
+    assert "validation: top-1" in text and "ownership accuracy" in text
+    m = info["metrics"]
+    for key in ("policy_top1", "policy_top3", "value_mse", "ownership_accuracy"):
+        assert 0 <= m[key] <= 4
+    meta = json.loads((tmp_path / "out" / "tiny.json").read_text())
+    assert meta["data"]["files"] == 9 and meta["data"]["skipped_files"] == 1
+    assert meta["training"]["epochs"] == 1 and meta["command"] == "train.py (test)"
+    assert meta["data"]["train_samples"] + meta["data"]["validation_samples"] == 8 * 28
+    net = NeuralNetwork.load(out, board_size=9)
+    assert net.plane_set == "history"
+    # checkpoint written; the cache (not the repo) holds shards and checkpoints
+    assert (tmp_path / "cache" / "checkpoints" / "tiny" / "checkpoint.keras").exists()
+    assert list((tmp_path / "cache" / "shards").glob("*.npz"))
+
+
+def test_resume_continues_after_the_last_epoch(tmp_path, games):
+    lines = []
+    train(config(tmp_path, games, epochs=1), log=lines.append)
+    lines = []
+    info = train(config(tmp_path, games, epochs=2, resume=True), log=lines.append)
+    assert any("resuming" in line and "after epoch 1" in line for line in lines)
+    assert info["training"]["epochs"] == 2
+
+
+def test_policy_only_networks_train(tmp_path, games):
+    info = train(config(tmp_path, games, architecture="conv", filters=4, plane_set="basic",
+                        output=str(tmp_path / "conv.keras")), log=lambda *_: None)
+    assert "value_mse" not in info["metrics"] and "policy_top1" in info["metrics"]
+
+
+def test_train_py_names_missing_input(tmp_path, capsys):
+    import train as train_script
+
+    status = train_script.main([str(tmp_path / "missing"), "--cache", str(tmp_path / "c"),
+                                "--output", str(tmp_path / "m.keras"), "--verbose", "0"])
+    assert status == 1
+    assert "missing" in capsys.readouterr().err
+
+
+def test_learning_rate_schedule_decays():
+    c = TrainConfig(inputs=[], epochs=10, learning_rate=0.1)
+    rates = [learning_rate_at(c, e) for e in range(10)]
+    assert rates[0] == pytest.approx(0.1) and rates[-1] == pytest.approx(0.001)
+    assert all(a >= b for a, b in zip(rates, rates[1:]))
+
+
+def test_augmented_batches_keep_moves_on_their_stones(tmp_path, games):
+    from imago.training.batches import make_batch
+    from imago.training.data import load_dataset
+
+    data = load_dataset([str(games)], "basic", 9, tmp_path / "c", 0.0)
+    idx = np.arange(len(data.train))
+    rng = np.random.default_rng(0)
+    x, y = make_batch(data.train, idx, ("policy", "value", "ownership"), rng)
+    assert x.dtype == np.float32 and x.shape == (len(idx), 9, 9, 2)
+    # the move is never played on an occupied point, whatever the symmetry
+    moves = y["policy"]
+    on_board = moves < 81
+    r, c = np.divmod(moves[on_board], 9)
+    assert (x[on_board][np.arange(on_board.sum()), r, c].sum(axis=1) == 0).all()
+    assert y["value"].shape == (len(idx), 2)
