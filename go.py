@@ -13,6 +13,7 @@ import sys
 from typing import Optional
 
 from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
+from imago.engine.cli import _option as parse_option  # the same -o as imagocli
 from imago.engine.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
                                    TerminalGame)
 from imago.game import BLACK, WHITE
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--algorithm", default=DEFAULT_ALGORITHM, metavar="NAME",
                         help=f"the engine's decision algorithm: "
                              f"{', '.join(algorithm_names())} (default: {DEFAULT_ALGORITHM})")
+    parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed for the engine, for repeatable games")
     parser.add_argument("--time", type=float, default=None, metavar="SECONDS",
@@ -68,7 +72,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         game = TerminalGame.create(sys.stdin, sys.stdout, size=args.size, komi=args.komi,
                                    handicap=args.handicap, humans=humans,
                                    algorithm=args.algorithm, seed=args.seed,
-                                   seconds=args.time)
+                                   seconds=args.time, options=dict(args.option))
     except ValueError as exc:
         parser.error(str(exc))
     except (OSError, ImportError) as exc:  # a model file or library the engine needs

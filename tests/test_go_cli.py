@@ -435,6 +435,14 @@ def test_go_py_against_the_random_engine_through_a_pipe():
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+def test_go_py_algorithm_options_reach_the_algorithm():
+    by_seed = run_go(["--seed", "9"], "e5\nc3\nquit\n")
+    by_option = run_go(["-o", "seed=9"], "e5\nc3\nquit\n")
+    assert by_seed.returncode == by_option.returncode == 0
+    assert by_seed.stdout == by_option.stdout
+    assert by_seed.stdout != run_go(["--seed", "10"], "e5\nc3\nquit\n").stdout
+
+
 def test_go_py_end_of_input_exits_zero():
     proc = run_go([], "")
     assert proc.returncode == 0
@@ -469,6 +477,8 @@ def test_go_py_help():
     (["--algorithm", "nope"], "unknown algorithm 'nope'"),
     (["--color", "green"], "invalid choice"),
     (["--time", "0"], "--time must be positive"),
+    (["-o", "bogus=1"], "algorithm 'random' refused the options {'bogus': 1}"),
+    (["-o", "bogus"], "expected KEY=VALUE, not 'bogus'"),
 ])
 def test_go_py_refuses_bad_options_with_reasons(args, reason):
     proc = run_go(args)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional, TextIO
+from typing import Any, Callable, Optional, TextIO
 
 from imago.game import (BLACK, EMPTY, WHITE, GameBoard, GameState, IllegalMoveError,
                         area_counts, index_to_vertex, opponent, vertex_to_index)
@@ -147,19 +147,23 @@ class TerminalGame:
                komi: Optional[float] = None, handicap: int = 0,
                humans: tuple[int, ...] = (BLACK,), algorithm: str = DEFAULT_ALGORITHM,
                seed: Optional[int] = None, seconds: Optional[float] = None,
-               echo: Optional[bool] = None) -> "TerminalGame":
+               echo: Optional[bool] = None,
+               options: Optional[dict[str, Any]] = None) -> "TerminalGame":
         """Set up a game from command-line choices: the colours in
         ``humans`` are played at the keyboard, the others by ``algorithm``
-        (with ``seed`` when given). Raises ValueError with the reason."""
+        (with its ``options`` and ``seed`` when given). Raises ValueError
+        with the reason."""
         state = new_game_state(size, komi, handicap)
         engine = None
         if any(color not in humans for color in (BLACK, WHITE)):
-            options = {} if seed is None else {"seed": seed}
+            options = dict(options or {})
+            if seed is not None:
+                options["seed"] = seed
             try:
                 engine = create_algorithm(algorithm, **options)
             except TypeError as exc:
-                raise ValueError(f"algorithm {algorithm!r} does not accept "
-                                 f"these options ({exc})") from exc
+                raise ValueError(f"algorithm {algorithm!r} refused the options "
+                                 f"{options}: {exc}") from exc
         players = {color: None if color in humans else engine for color in (BLACK, WHITE)}
         return cls(state, players, stdin, stdout, seconds, echo)
 
