@@ -306,13 +306,13 @@ class ASTNode:
         try:
             if ":" in text:
                 cols, rows = (int(x.strip()) for x in text.split(":", 1))
-                if cols != rows:
-                    raise self.error(f"SZ[{text}]: non-square boards are not supported")
-                size = cols
             else:
-                size = int(text)
+                cols = rows = int(text)
         except ValueError:
             raise self.error(f"SZ[{text}]: the board size is not a number") from None
+        if cols != rows:
+            raise self.error(f"SZ[{text}]: non-square boards are not supported")
+        size = cols
         if not 2 <= size <= MAX_SIZE:
             raise self.error(f"SZ[{text}]: board size {size} is not supported (2..{MAX_SIZE})")
         return size

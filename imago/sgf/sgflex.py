@@ -185,6 +185,7 @@ def make_lexer(source: Source, start: int = 0, end: int | None = None):
     lexer.depth = 0
     lexer.opens = []
     lexer.good_end = start  # end of the last good token (for recovery)
+    lexer.start = start
     lexer.source = source
     return lexer
 

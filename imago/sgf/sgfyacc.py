@@ -91,6 +91,12 @@ def p_error(tok):
             raise source.error(f"expected ')' before the end of the input, to close the game "
                                f"tree opened at line {opened.line}, column {opened.column}",
                                end)
+        text = source.text
+        start = lexer.start
+        paren = text.find("(", start, end)
+        if paren >= 0:
+            raise source.error("no game tree found: expected ';' after '(' to start the "
+                               "first node", paren)
         raise source.error("no game tree found: expected '(;'", end)
     found = {"LPAREN": "'('", "RPAREN": "')'", "NODES": "';'"}[tok.type]
     raise source.error(f"expected ';' (a node) after '(', found {found}", tok.lexpos)
