@@ -184,3 +184,18 @@ def test_real_records_give_samples(shared_data, name, tmp_path):
     state = load_games(files[0])[0]
     moves = [n for n in state.root.main_line() if n.is_move]
     assert (shard["game"] == 0).sum() == len(moves) - skip
+
+
+def test_gnugo_dead_stones_are_cached(tmp_path, gnugo_path):
+    # the dead white stone of the TB test, this time judged by GNU Go
+    moves = "".join(f";B[e{chr(97 + r)}];W[f{chr(97 + r)}]" for r in range(9))
+    p = tmp_path / "dead.sgf"
+    p.write_text(f"(;SZ[9]KM[0.5]RE[B+10.5]{moves};B[];W[bh];B[];W[])")
+    judge = D.GnuGoDead(tmp_path / "cache", gnugo_path)
+    dead = judge(p, 9)
+    assert dead == [GameState(9).point(1, 7)]
+    assert len(list((tmp_path / "cache" / "gnugo-dead").glob("*.json"))) == 1
+    own, how = D.final_ownership(load_games(p)[0], p, judge)
+    assert how == "gnugo" and own.reshape(9, 9)[7, 1] == 1
+    judge.binary = "/nonexistent"  # cached: GNU Go is not asked again
+    assert judge(p, 9) == dead
