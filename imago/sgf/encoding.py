@@ -3,8 +3,9 @@
 Order of trial: a BOM (UTF-8, UTF-16) decides; else the ``CA`` charset (a
 superset codec where one is common: GB2312 and GBK read as GB18030, Big5 as
 CP950, Shift-JIS as CP932, EUC-KR as CP949); then UTF-8; then the ``CA``
-codec with undecodable bytes replaced (U+FFFD), or Latin-1 without a usable
-``CA``. Decoding never fails.
+codec with undecodable bytes replaced (U+FFFD), or Latin-1 when there is no
+usable ``CA`` or it says UTF-8/ASCII (such files are Latin-1 or Windows
+text in practice). Decoding never fails.
 """
 
 from __future__ import annotations
@@ -65,9 +66,6 @@ def decode(data: bytes) -> tuple[str, str]:
             return data.decode(trial), trial
         except (UnicodeDecodeError, LookupError):
             continue
-    if codec is not None:
-        try:
-            return data.decode(codec, "replace"), codec
-        except LookupError:
-            pass
+    if codec is not None and codec not in ("utf-8", "ascii"):
+        return data.decode(codec, "replace"), codec
     return data.decode("latin-1"), "latin-1"

@@ -114,7 +114,9 @@ def _repair(source: Source, start: int, err: SGFError) -> list[ASTNode]:
         return []
     cut = min(cut, err.offset)
     head = source.text[:cut].rstrip()
-    while head.endswith("(") and len(head) > start + 1:
+    # drop an opened variation without nodes and a node cut before its
+    # properties
+    while head.endswith(("(", ";")) and len(head) > start + 2:
         head = head[:-1].rstrip()
     depth = _open_depth(head, start, len(head))
     if depth <= 0 or len(head) <= start + 1:
