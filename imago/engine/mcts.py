@@ -46,11 +46,18 @@ def move_index(point: Optional[int], size: int) -> int:
 
 
 class SearchNode:
-    """A position in the search tree and the statistics of its moves."""
+    """A position in the search tree and the statistics of its moves.
+
+    Per move ``i``: ``visits[i]`` (N), ``values[i]`` (W, for ``to_move``),
+    ``q[i]`` (W / N, or the first-play-urgency value while unvisited) and
+    ``cprior[i]`` (c_puct times the prior). ``total`` is the sum of N.
+    Legality is checked when a move is first taken (all moves at the root):
+    an illegal move gets ``q = -inf`` and is never chosen again.
+    """
 
     __slots__ = ("up", "parent", "board", "color", "point", "to_move", "passes",
-                 "moves", "priors", "visits", "values", "children", "value",
-                 "expanded", "terminal")
+                 "moves", "priors", "cprior", "visits", "values", "q", "total",
+                 "children", "value", "expanded", "terminal")
 
     def __init__(self, board: GameBoard, to_move: int, color: Optional[int],
                  point: Optional[int], passes: int, up: Optional["SearchNode"],
@@ -63,36 +70,53 @@ class SearchNode:
         self.to_move = to_move
         self.passes = passes      # consecutive passes that led here
         self.moves: list = []
-        self.priors = self.visits = self.values = None
+        self.priors = self.cprior = self.visits = self.values = self.q = None
+        self.total = 0.0
         self.children: list = []
         self.value = 0.0          # the evaluator's value, for to_move
         self.expanded = False
         self.terminal = passes >= 2
 
-    def expand(self, policy: np.ndarray, value: float) -> None:
-        """Set the legal moves with their priors (renormalised over legal
-        moves) and the position's value."""
-        board, color = self.board, self.to_move
+    def expand(self, policy: np.ndarray, value: float, c_puct: float, fpu_reduction: float,
+               exact: bool = False) -> None:
+        """Set the moves (every empty point and pass; only legal ones when
+        ``exact``) with their priors renormalised, and the position's value."""
+        board = self.board
         size = board.size
-        moves = [p for p in board.empties if board.illegal_reason(p, color) is None]
+        if exact:
+            color = self.to_move
+            moves = [p for p in board.empties if board.illegal_reason(p, color) is None]
+        else:
+            moves = list(board.empties)
         moves.append(PASS)
-        index = [move_index(p, size) for p in moves]
+        stride = size + 2
+        index = [(p // stride - 1) * size + p % stride - 1 if p is not None else size * size
+                 for p in moves]
         priors = np.asarray(policy, dtype=np.float64)[index]
         total = priors.sum()
         priors = priors / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
+        n = len(moves)
         self.moves = moves
         self.priors = priors
-        self.visits = np.zeros(len(moves))
-        self.values = np.zeros(len(moves))
-        self.children = [None] * len(moves)
+        self.cprior = c_puct * priors
+        self.visits = np.zeros(n)
+        self.values = np.zeros(n)
+        self.q = np.full(n, float(value) - fpu_reduction)
+        self.total = 0.0
+        self.children = [None] * n
         self.value = float(value)
         self.expanded = True
 
-    def child(self, i: int) -> "SearchNode":
-        """The child for move ``i``, created on first use."""
+    def child(self, i: int) -> Optional["SearchNode"]:
+        """The child for move ``i``, created on first use; None (and the move
+        struck out) if the move turns out illegal."""
         node = self.children[i]
         if node is None:
             point = self.moves[i]
+            if point is not None and self.board.illegal_reason(point, self.to_move) is not None:
+                self.q[i] = -np.inf
+                self.cprior[i] = 0.0
+                return None
             board = self.board.copy()
             board.play(point, self.to_move)
             passes = self.passes + 1 if point is PASS else 0
@@ -101,7 +125,7 @@ class SearchNode:
         return node
 
     def total_visits(self) -> int:
-        return 0 if self.visits is None else int(self.visits.sum())
+        return 0 if self.visits is None else int(round(self.total))
 
     def best_index(self) -> int:
         """The most visited move (prior breaks ties)."""
@@ -198,17 +222,20 @@ class PUCTSearch:
         return found
 
     # ------------------------------------------------------------ searching
-    def run(self, state: GameState, color: int, visits: int = 800,
-            seconds: Optional[float] = None, stop=None) -> SearchNode:
+    def run(self, state: GameState, color: int, visits: Optional[int] = 800,
+            seconds: Optional[float] = None, stop=None, early_stop: bool = True) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
         the most visited move can no longer be overtaken."""
         root = self.set_root(state, color)
         if not root.expanded and not root.terminal:
             self._evaluate([root])
+        if root.expanded:
+            self._make_exact(root)
         if self.dirichlet_alpha > 0 and root.expanded:
             noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(root.moves))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
+            root.cprior = self.c_puct * root.priors
         start = time.perf_counter()
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
@@ -223,7 +250,7 @@ class PUCTSearch:
                 break
             if stop is not None and stop():
                 break
-            if self._settled(root, target, deadline, start, total - done_before):
+            if early_stop and self._settled(root, target, deadline, start, total - done_before):
                 break
             batch = self.batch_size if target is None else min(self.batch_size, target - total)
             self._round(root, max(1, batch))
@@ -231,6 +258,17 @@ class PUCTSearch:
                 if root.total_visits() > 0:
                     break
         return root
+
+    def _make_exact(self, root: SearchNode) -> None:
+        """Strike out every illegal move at the root (reused roots were
+        expanded lazily), so results list legal moves only."""
+        board, color = root.board, root.to_move
+        for i, point in enumerate(root.moves):
+            if point is not None and root.children[i] is None \
+                    and board.illegal_reason(point, color) is not None:
+                root.q[i] = -np.inf
+                root.cprior[i] = 0.0
+                root.priors[i] = 0.0
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
         """True when the best move cannot change in the remaining budget."""
@@ -263,7 +301,7 @@ class PUCTSearch:
             key = self._cache_key(leaf)
             cached = self.cache.get(key)
             if cached is not None:
-                leaf.expand(*cached)
+                leaf.expand(cached[0], cached[1], self.c_puct, self.fpu_reduction)
                 self._backup(path, leaf, leaf.value, vl_applied=True)
                 continue
             pending.append((path, leaf, key))
@@ -276,42 +314,53 @@ class PUCTSearch:
             self.cache.clear()
         for (path, leaf, key), policy, value in zip(pending, priors, values):
             self.cache[key] = (policy, float(value))
-            leaf.expand(policy, float(value))
+            leaf.expand(policy, float(value), self.c_puct, self.fpu_reduction)
             self._backup(path, leaf, leaf.value, vl_applied=True)
 
     def _select(self, root: SearchNode):
         """Descend from the root with virtual loss; returns the path as
         (node, move index) pairs and the leaf reached."""
         node, path = root, []
-        c_puct, fpu, vl = self.c_puct, self.fpu_reduction, self.virtual_loss
+        vl = self.virtual_loss
+        sqrt = math.sqrt
         while node.expanded and not node.terminal:
-            visits, values = node.visits, node.values
-            total = visits.sum()
-            if total > 0:
-                q = np.where(visits > 0, values / np.maximum(visits, 1e-9), node.value - fpu)
-            else:
-                q = np.full(len(visits), node.value - fpu)
-            score = q + c_puct * node.priors * (math.sqrt(total + 1) / (1.0 + visits))
+            visits = node.visits
+            score = node.q + node.cprior * (sqrt(node.total + 1.0) / (visits + 1.0))
             i = int(score.argmax())
-            visits[i] += vl
-            values[i] -= vl
+            child = node.child(i)
+            if child is None:
+                continue  # the move was illegal here; choose again
+            n = visits[i] + vl
+            visits[i] = n
+            w = node.values[i] - vl
+            node.values[i] = w
+            node.q[i] = w / n
+            node.total += vl
             path.append((node, i))
-            node = node.child(i)
+            node = child
         return path, node
 
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
         for node, i in path:
-            node.visits[i] -= vl
-            node.values[i] += vl
+            n = node.visits[i] - vl
+            w = node.values[i] + vl
+            node.visits[i] = n
+            node.values[i] = w
+            node.q[i] = w / n if n > 0 else node.value - self.fpu_reduction
+            node.total -= vl
 
     def _backup(self, path, leaf: SearchNode, value: float, vl_applied: bool) -> None:
         """Back ``value`` (for the leaf's player to move) up the path."""
         vl = self.virtual_loss if vl_applied else 0.0
         for node, i in reversed(path):
             value = -value  # now from the view of the player who chose move i
-            node.visits[i] += 1 - vl
-            node.values[i] += value + vl
+            n = node.visits[i] + 1.0 - vl
+            w = node.values[i] + value + vl
+            node.visits[i] = n
+            node.values[i] = w
+            node.q[i] = w / n
+            node.total += 1.0 - vl
 
     def _terminal_value(self, leaf: SearchNode) -> float:
         """Two passes: the area score decides, for the leaf's player to move."""
@@ -323,7 +372,7 @@ class PUCTSearch:
         priors, values = self.evaluator.evaluate(nodes)
         self.evaluations += len(nodes)
         for node, policy, value in zip(nodes, priors, values):
-            node.expand(policy, float(value))
+            node.expand(policy, float(value), self.c_puct, self.fpu_reduction, exact=True)
 
     @staticmethod
     def _cache_key(node: SearchNode):

@@ -18,6 +18,11 @@ def star_points(size: int) -> set[tuple[int, int]]:
     return set(fixed_handicap_points(size, limit)) if limit else set()
 
 
+def plural(count: int, word: str) -> str:
+    """``1 stone``, ``2 stones``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def format_board(board: GameBoard, last_move: Optional[int] = None,
                  captures: Optional[tuple[int, int]] = None) -> str:
     """The board with GTP coordinates on all sides. ``X`` is Black, ``O``
@@ -29,25 +34,25 @@ def format_board(board: GameBoard, last_move: Optional[int] = None,
     lines = [f"    {letters}"]
     for row, colours in enumerate(board.rows()):
         number = size - row
-        cells = []
+        # each cell is drawn as " X"; the last move replaces its own space
+        # and the next cell's space with parentheses: "(X)"
+        text = ""
         for col, c in enumerate(colours):
             ch = STONE_CHARS[c]
             if c == EMPTY and (col, row) in stars:
                 ch = "+"
-            cells.append(ch)
-        text = ""
-        for col, ch in enumerate(cells):
-            point = board.index(col, row)
-            if point == last_move:
-                text = text[:-1] + "(" + ch + ")"
+            if board.index(col, row) == last_move:
+                text += "(" + ch + ")"
+            elif text.endswith(")"):
+                text += ch
             else:
-                text += ch + " "
-        line = f"{number:>3} {text.rstrip(' ')}"
+                text += " " + ch
+        line = f"{number:>3}{text}"
         line = line.ljust(4 + 2 * size) + f" {number}"
         if captures is not None and row == 0:
-            line += f"    Black (X) has captured {captures[0]} stones"
+            line += f"    Black (X) has captured {plural(captures[0], 'stone')}"
         if captures is not None and row == 1:
-            line += f"    White (O) has captured {captures[1]} stones"
+            line += f"    White (O) has captured {plural(captures[1], 'stone')}"
         lines.append(line)
     lines.append(f"    {letters}")
     return "\n".join(lines)
