@@ -101,7 +101,8 @@ def play_game(gnugo_path: str, seed: int, imago_color: str, handicap: int = 0) -
             color = "white" if color == "black" else "black"
         dead = gnugo.ok("final_status_list dead").split()
         return {
-            "moves": moves, "handicap": stones, "passes": passes, "resigned": resigned, "dead": dead,
+            "moves": moves, "handicap": stones, "passes": passes, "resigned": resigned,
+            "dead": dead,
             "imago_score": imago.ok("final_score"), "gnugo_score": gnugo.ok("final_score"),
             "imago_board": imago.ok("showboard"),
         }
