@@ -10,7 +10,9 @@ Lenient mode (``lenient=True``) keeps what can be kept: game trees that
 parse and convert are returned even when others in the same file are
 broken; a game tree cut short (truncated file, unterminated value, missing
 ``)``) is kept up to its last complete node; illegal moves are kept as
-described in :mod:`.convert`. It still raises :class:`SGFError` when no
+described in :mod:`.convert`; a file whose first game tree lacks the
+``;`` before its first node (Nihon Ki-in exports) is read as if it had
+it. It still raises :class:`SGFError` when no
 game at all can be read.
 """
 
@@ -38,6 +40,8 @@ log = logging.getLogger("imago.sgf")
 PathLike = Union[str, "os.PathLike[str]"]
 
 _TREE_START = re.compile(r"\(\s*;")
+_MISSING_SEMICOLON = re.compile(r"\(\s*(?=[A-Za-z]+\s*\[)")
+_TREE_OPEN = re.compile(r"\(")
 _SCAN = re.compile(r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]?|[()]", re.S)
 
 
@@ -60,10 +64,21 @@ def parse(data: Union[str, bytes], *, lenient: bool = False,
         except SGFError as err:
             repaired = _repair(source, start, err)
             if repaired:
-                log.warning("%s; kept the game tree up to there", err)
+                log.info("%s; kept the game tree up to there", err)
                 roots.extend(repaired)
             else:
-                log.warning("%s; game tree skipped", err)
+                log.info("%s; game tree skipped", err)
+    if not roots:
+        # Nihon Ki-in style exports: '(' straight before the first property
+        m = _MISSING_SEMICOLON.search(text)
+        if m is not None and m.start() == _TREE_OPEN.search(text).start():
+            fixed = text[:m.end()] + ";" + text[m.end():]
+            try:
+                roots = parse_source(Source(fixed, filename))
+            except SGFError:
+                roots = []
+            if roots:
+                log.info("%s; read as if it were there", first_error)
     if not roots:
         raise first_error
     return roots
@@ -143,7 +158,7 @@ def loads(data: Union[str, bytes], *, lenient: bool = False,
         except SGFError as err:
             if not lenient:
                 raise
-            log.warning("%s; game skipped", err)
+            log.info("%s; game skipped", err)
             first_error = first_error or err
     if not games:
         if first_error is not None:
