@@ -13,7 +13,7 @@ import sys
 from typing import Optional
 
 from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
-from imago.engine.cli import _option as parse_option  # the same -o as imagocli
+from imago.engine.cli import parse_option  # the same -o as imagocli
 from imago.engine.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
                                    TerminalGame)
 from imago.game import BLACK, WHITE

@@ -46,7 +46,7 @@ def _size(text: str) -> int:
     return value
 
 
-def _option(text: str) -> tuple[str, object]:
+def parse_option(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` with VALUE read as int, float, true/false/none or text."""
     key, sep, raw = text.partition("=")
     key = key.strip().replace("-", "_")
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--algorithm", "-a", default=DEFAULT_ALGORITHM,
                         choices=algorithm_names(),
                         help=f"how moves are chosen (default: {DEFAULT_ALGORITHM})")
-    parser.add_argument("-o", "--option", type=_option, action="append", default=[],
+    parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
                         metavar="KEY=VALUE",
                         help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
     parser.add_argument("--size", type=_size, default=19,
