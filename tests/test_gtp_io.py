@@ -257,7 +257,7 @@ def test_imagocli_main_is_importable():
 
 
 def test_cli_algorithm_options():
-    from imago.engine.cli import _option
+    from imago.engine.cli import parse_option as _option
 
     assert _option("visits=400") == ("visits", 400)
     assert _option("c-puct=1.5") == ("c_puct", 1.5)
