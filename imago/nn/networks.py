@@ -264,7 +264,8 @@ class NeuralNetwork:
         meta["keras_version"] = keras.__version__
         model = self.model
         if not include_optimizer:
-            model = keras.models.clone_model(self.model)
+            # a fresh, uncompiled copy (clone_model would keep the optimizer)
+            model = self.build_model()
             model.set_weights(self.model.get_weights())
         tmp = path.with_name(path.stem + ".tmp.keras")
         model.save(tmp)

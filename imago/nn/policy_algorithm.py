@@ -44,8 +44,12 @@ class PolicyAlgorithm(DecisionAlgorithm):
 
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(None if seed is None else int(seed))
-        self.network = network if network is not None else \
-            NeuralNetwork.load(Path(model) if model else DEFAULT_MODEL)
+        if network is None:
+            try:
+                network = NeuralNetwork.load(Path(model) if model else DEFAULT_MODEL)
+            except FileNotFoundError as err:
+                raise ValueError(f"policy: {err}") from None
+        self.network = network
 
     def move_probabilities(self, state: GameState, color: int) -> np.ndarray:
         """The policy over ``size*size + 1`` moves (pass last) with illegal
