@@ -68,6 +68,18 @@ def test_save_load_round_trip_with_metadata(tmp_path, tiny_residual):
         assert np.allclose(before[head], after[head], atol=1e-5)
 
 
+def test_export_drops_the_optimizer_and_checkpoint_keeps_it(tmp_path):
+    net = create_network("dense", 9, "basic")
+    net.compile()
+    x = np.zeros((4, 9, 9, 2), np.float32)
+    net.train(x, net.targets(np.arange(4)), epochs=1, verbose=0)
+    export = NeuralNetwork.load(net.save(tmp_path / "export.keras"))
+    assert getattr(export.model, "optimizer", None) is None
+    ckpt = NeuralNetwork.load(net.save(tmp_path / "ckpt.keras", include_optimizer=True),
+                              compile=True)
+    assert ckpt.model.optimizer is not None and int(ckpt.model.optimizer.iterations) == 1
+
+
 def test_wrong_board_size_is_refused_clearly(tmp_path):
     net = create_network("conv", 9, "basic")
     path = net.save(tmp_path / "conv9.keras")
