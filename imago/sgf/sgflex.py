@@ -148,7 +148,7 @@ def t_error(t):
 def diagnose(source: Source, text: str, pos: int, end: int) -> SGFError:
     """Say what is wrong at ``pos`` inside a game tree, where no token fits."""
     ch = text[pos]
-    if ch.isalpha():
+    if "a" <= ch <= "z" or "A" <= ch <= "Z":
         m = _IDENT_WS.match(text, pos)
         ident = text[pos:m.end()].rstrip()
         after = m.end()
