@@ -25,13 +25,17 @@ def chain(root: ASTNode) -> list[dict]:
 
 # ---------------------------------------------------------------- lexer
 def test_tokens_are_parens_and_runs_of_nodes():
-    toks = tokenize("(;FF[4]C[a]\n;B[aa];W[bb](;B[cc])(;B[dd]))")
-    assert [t for t, _ in toks] == ["LPAREN", "NODES", "LPAREN", "NODES", "RPAREN",
-                                    "LPAREN", "NODES", "RPAREN", "RPAREN"]
+    toks = tokenize("(;FF[4]C[a]\n;B[aa];W[bb](;B[cc])(;B[dd] ( ;W[ee] ) ) )")
+    assert [t for t, _ in toks] == ["LPAREN", "NODES", "LEAF", "LPAREN", "NODES",
+                                    "LEAF", "RPAREN", "RPAREN"]
     first, last = toks[1][1]
     assert first.properties == {"FF": ["4"], "C": ["a"]}
     assert last.properties == {"W": ["bb"]}
     assert last.parent.parent is first
+    # a game tree without variations is one token
+    [(kind, (first, last))] = tokenize(" ( ;GN[x]\n ;B[aa] \n)\n")
+    assert kind == "LEAF" and first.properties == {"GN": ["x"]}
+    assert last.properties == {"B": ["aa"]} and last.parent is first
 
 
 def test_whitespace_between_every_token():

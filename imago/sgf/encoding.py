@@ -11,6 +11,7 @@ text in practice). Decoding never fails.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from typing import Optional
 
@@ -24,6 +25,7 @@ _SUPERSETS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
 def codec_for(charset: str) -> Optional[str]:
     """Python's codec name for an SGF ``CA`` charset, or None if unknown."""
     name = charset.strip().lower().replace(" ", "")

@@ -4,6 +4,8 @@ Tokens are few and big, so that PLY's per-token Python overhead is paid per
 *run of nodes*, not per bracket:
 
 - ``LPAREN`` / ``RPAREN``: the parentheses of a game tree;
+- ``LEAF``: a whole game tree without variations, ``(`` a run of nodes
+  ``)`` (a game record without variations is one token);
 - ``NODES``: a maximal run of nodes, ``;`` each followed by properties, a
   property being an identifier (``[A-Za-z]+``: FF[1-3] lowercase letters
   allowed) and one or more ``[values]`` (``\\]``, ``\\\\`` and any escaped
@@ -20,19 +22,22 @@ what was expected.
 from __future__ import annotations
 
 import re
+import sys
+import threading
 
 import ply.lex as lex
 
 from .errors import SGFError, line_column
 from .nodes import ASTNode, property_name
 
-tokens = ("LPAREN", "RPAREN", "NODES")
+tokens = ("LEAF", "LPAREN", "RPAREN", "NODES")
 
 # A value: '[' ... ']' where a backslash escapes any character (newlines too).
 _VALUE = r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]"
 _VALUE_BODY = r"[^\]\\]*(?:\\.[^\]\\]*)*"
 _PROPERTY = r"[A-Za-z]+\s*(?:" + _VALUE + r"\s*)+"
 NODES_RE = r"(?:;\s*(?:" + _PROPERTY + r")*)+"
+LEAF_RE = r"\(\s*" + NODES_RE + r"\)"
 
 # Splits a NODES token into items: a node's ';' with its first property
 # (groups 1-3: identifier, first value, the other values still bracketed;
@@ -112,6 +117,19 @@ def t_NODES(t):
     return t
 
 
+@lex.TOKEN(LEAF_RE)
+def t_LEAF(t):
+    # A game tree without variations, '(' nodes ')', as one token (a whole
+    # game record without variations is just this): its value is the
+    # (first, last) node of its sequence.
+    lexer = t.lexer
+    text = t.value
+    start = text.index(";")
+    t.value = build_nodes(text[start:-1], t.lexpos + start, lexer.source)
+    lexer.good_end = lexer.lexpos
+    return t
+
+
 def t_LPAREN(t):
     r"\("
     lexer = t.lexer
@@ -166,18 +184,21 @@ def diagnose(source: Source, text: str, pos: int, end: int) -> SGFError:
                         "or a property", pos)
 
 
-_LEXER = None
+_MASTER = None
+_LOCAL = threading.local()
 
 
 def make_lexer(source: Source, start: int = 0, end: int | None = None):
-    """A fresh lexer over ``source.text[start:end]`` (positions stay those
-    of the whole text). The master lexer is built once per process."""
-    global _LEXER
-    if _LEXER is None:
-        import sys
-        _LEXER = lex.lex(module=sys.modules[__name__], reflags=int(re.DOTALL),
-                         errorlog=lex.NullLogger(), optimize=False)
-    lexer = _LEXER.clone()
+    """A lexer over ``source.text[start:end]`` (positions stay those of the
+    whole text). The lexer is built once per process and reused, one copy
+    per thread."""
+    global _MASTER
+    lexer = getattr(_LOCAL, "lexer", None)
+    if lexer is None:
+        if _MASTER is None:
+            _MASTER = lex.lex(module=sys.modules[__name__], reflags=int(re.DOTALL),
+                              errorlog=lex.NullLogger(), optimize=False)
+        lexer = _LOCAL.lexer = _MASTER.clone()
     lexer.input(source.text)
     lexer.lexpos = start
     if end is not None:

@@ -3,12 +3,13 @@
 ::
 
     collection : gametree | collection gametree
-    gametree   : '(' sequence subtrees ')'
+    gametree   : '(' sequence subtrees ')' | LEAF
     subtrees   : (empty) | subtrees gametree
     sequence   : NODES | sequence NODES
 
 Nodes and properties (``node : ';' property*``, ``property : ident
-value+``) are recognised by the ``NODES`` token of :mod:`.sgflex` (see
+value+``) are recognised by the ``NODES`` token of :mod:`.sgflex`, and a
+game tree without variations, ``'(' NODES ')'``, by its ``LEAF`` token (see
 there). The result is the list of root :class:`ASTNode` of the game
 trees. The tables are built once per process, in memory: nothing is
 written to disk and nothing is printed.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import threading
 
 import ply.yacc as yacc
 
@@ -52,6 +54,11 @@ def p_gametree(p):
     p[0] = first
 
 
+def p_gametree_leaf(p):
+    "gametree : LEAF"
+    p[0] = p[1][0]
+
+
 def p_subtrees_empty(p):
     "subtrees :"
     p[0] = None
@@ -81,8 +88,7 @@ def p_sequence_more(p):
 
 
 def p_error(tok):
-    parser_state = _STATE
-    lexer = parser_state["lexer"]
+    lexer = _LOCAL.lexer
     source: Source = lexer.source
     if tok is None:
         end = lexer.lexlen
@@ -98,23 +104,24 @@ def p_error(tok):
             raise source.error("no game tree found: expected ';' after '(' to start the "
                                "first node", paren)
         raise source.error("no game tree found: expected '(;'", end)
-    found = {"LPAREN": "'('", "RPAREN": "')'", "NODES": "';'"}[tok.type]
+    found = {"LPAREN": "'('", "RPAREN": "')'", "NODES": "';'", "LEAF": "'('"}[tok.type]
     raise source.error(f"expected ';' (a node) after '(', found {found}", tok.lexpos)
 
 
-_STATE: dict = {}
-_PARSER = None
+_LOCAL = threading.local()
 
 
 def _parser():
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = yacc.yacc(module=sys.modules[__name__], start=start, debug=False,
-                            write_tables=False, optimize=False,
-                            tabmodule="_sgf_no_parsetab",
-                            outputdir=os.path.dirname(os.path.abspath(__file__)),
-                            errorlog=yacc.NullLogger())
-    return _PARSER
+    """This thread's parser (PLY parsers keep their stacks as attributes);
+    the tables are built in memory, once per thread."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = yacc.yacc(
+            module=sys.modules[__name__], start=start, debug=False, write_tables=False,
+            optimize=False, tabmodule="_sgf_no_parsetab",
+            outputdir=os.path.dirname(os.path.abspath(__file__)),
+            errorlog=yacc.NullLogger())
+    return parser
 
 
 def parse(text: str, filename: str = "<string>", start_offset: int = 0,
@@ -130,7 +137,7 @@ def parse_source(source: Source, start_offset: int = 0,
     """Like :func:`parse`, over a :class:`Source` (or a slice of it)."""
     parser = _parser()
     lexer = make_lexer(source, start_offset, end_offset)
-    _STATE["lexer"] = lexer
+    _LOCAL.lexer = lexer
     # many small objects and no garbage: pause the cyclic collector on big
     # inputs (see imago.sgf.convert)
     pause = len(source.text) > 100_000 and gc.isenabled()
@@ -146,7 +153,7 @@ def parse_source(source: Source, start_offset: int = 0,
     finally:
         if pause:
             gc.enable()
-        _STATE.clear()
+        _LOCAL.lexer = None
         parser.restart()
 
 
