@@ -118,6 +118,16 @@ class _Converter:
     def node(self, ast: ASTNode, parent: Optional[GameMove]) -> GameMove:
         """Add the GameMove node(s) of one AST node below ``parent`` (None:
         the root); return the last one (where the children go)."""
+        props = ast.properties
+        if len(props) == 1 and parent is not None:
+            # the common node: one move and nothing else
+            values = props.get("B")
+            color = BLACK
+            if values is None:
+                values = props.get("W")
+                color = WHITE
+            if values is not None and len(values) == 1:
+                return self.play(ast, parent, color, values[0])
         moves = setup = player = None
         others: dict[str, list[str]] = {}
         for name, values in ast.properties.items():
