@@ -63,6 +63,20 @@ def _sgfmill_load(datas):
                 board.play(move[0], move[1], colour)
 
 
+def _loads_in_both(data: bytes) -> bool:
+    """Keep a file only if both libraries load it (for --dir on messy
+    folders; every gnugo9 game does)."""
+    from imago.sgf import SGFError, loads
+    try:
+        loads(data)
+        _sgfmill_load([data])
+    except ImportError:
+        return True
+    except (SGFError, ValueError):
+        return False
+    return True
+
+
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     folder = DEFAULT_DIR
@@ -76,6 +90,7 @@ def main(argv: list[str]) -> int:
     if quick:
         files = files[:100]
     datas = [f.read_bytes() for f in files]
+    datas = [d for d in datas if _loads_in_both(d)]
     megabytes = sum(len(d) for d in datas) / 1e6
     runs = 3 if quick else 9
     try:

@@ -252,16 +252,16 @@ class ASTNode:
     :attr:`komi`, :attr:`handicap`, :attr:`game_info`).
     """
 
-    __slots__ = ("parent", "children", "properties", "_run", "_k")
+    __slots__ = ("parent", "children", "properties", "_run")
 
-    def __init__(self, parent: Optional["ASTNode"] = None, run: Any = None, k: int = 0):
-        # run: (Source, offset of the run of nodes this one was parsed in);
-        # k: this node's index in that run. The offset is found on demand.
+    def __init__(self, parent: Optional["ASTNode"] = None, run: Any = None):
+        # run: (Source, offset of the run of nodes this one was parsed in,
+        # shared by the nodes of that run); the offset of the node itself
+        # is found on demand.
         self.parent = parent
         self.children: list[ASTNode] = []
         self.properties: dict[str, list[str]] = {}
         self._run = run
-        self._k = k
         if parent is not None:
             parent.children.append(self)
 
@@ -352,9 +352,15 @@ class ASTNode:
     @property
     def offset(self) -> int:
         """Character offset of this node's ``;`` in the source text."""
-        if self._run is None:
+        run = self._run
+        if run is None:
             return 0
-        return _locate(self._run[0].text, self._run[1], self._k)
+        k = 0  # this node's index in its run: its ancestors from the run
+        node = self.parent
+        while node is not None and node._run is run:
+            k += 1
+            node = node.parent
+        return _locate(run[0].text, run[1], k)
 
     @property
     def line(self) -> int:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+from itertools import islice
 
 import ply.lex as lex
 
@@ -72,36 +73,41 @@ def build_nodes(text: str, base: int, source: Source) -> tuple[ASTNode, ASTNode]
     the token's regex has already checked), chained parent to child; the
     text starts at offset ``base`` of the source."""
     run = (source, base)
-    first_node = node = None
-    props: dict = {}
     names = _NAMES
-    k = 0
-    for ident, first, rest, ident2, first2, rest2 in _ITEMS.findall(text):
-        if ident2:
-            ident, first, rest = ident2, first2, rest2
-        else:
-            node = ASTNode(node, run, k)
-            if first_node is None:
-                first_node = node
-            k += 1
+    values_of = _VALUES.findall
+    items = _ITEMS.findall(text)
+    # the first item always starts a node
+    node = first_node = ASTNode(None, run)
+    props = node.properties
+    ident, first, rest = items[0][:3]
+    if ident:
+        props[names.get(ident) or _new_name(ident, node)] = \
+            [first] + values_of(rest) if rest else [first]
+    for ident, first, rest, ident2, first2, rest2 in islice(items, 1, None):
+        if ident2:  # a further property of this node
+            name = names.get(ident2) or _new_name(ident2, node)
+            values = [first2] + values_of(rest2) if rest2 else [first2]
+            old = props.get(name)
+            if old is None:
+                props[name] = values
+            else:
+                old.extend(values)
+        else:  # a new node, maybe with its first property
+            node = ASTNode(node, run)
             props = node.properties
-            if not ident:
-                continue
-        name = names.get(ident)
-        if name is None:
-            name = property_name(ident)
-            if not name:
-                raise source.error(f"property identifier {ident!r} has no uppercase letter",
-                                   node.offset)
-            if len(names) < 4096:
-                names[ident] = name
-        values = [first] + _VALUES.findall(rest) if rest else [first]
-        old = props.get(name)
-        if old is None:
-            props[name] = values
-        else:
-            old.extend(values)
+            if ident:
+                props[names.get(ident) or _new_name(ident, node)] = \
+                    [first] + values_of(rest) if rest else [first]
     return first_node, node
+
+
+def _new_name(ident: str, node: ASTNode) -> str:
+    name = property_name(ident)
+    if not name:
+        raise node.error(f"property identifier {ident!r} has no uppercase letter")
+    if len(_NAMES) < 4096:
+        _NAMES[ident] = name
+    return name
 
 
 _NAMES: dict[str, str] = {}
