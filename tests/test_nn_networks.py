@@ -225,3 +225,30 @@ def test_policy_algorithm_with_a_saved_model(tmp_path, tiny_residual):
     state = GameState(9)
     move = algo.choose_move(state, BLACK)
     assert move is None or state.board.is_legal(move, BLACK)
+
+
+@pytest.mark.parametrize("name", ["residual9", "conv9", "dense9"])
+def test_shipped_models_load_and_play_legal_moves(name):
+    from imago.engine.algorithm import create_algorithm
+    from imago.nn.policy_algorithm import MODELS_DIR
+
+    path = MODELS_DIR / f"{name}.keras"
+    if not path.exists():
+        pytest.skip(f"{path} is not shipped yet")
+    meta = json.loads(metadata_path(path).read_text())
+    assert meta["board_sizes"] == [9] and meta["metrics"]["policy_top1"] > 0.15
+    assert path.stat().st_size < 20_000_000
+    options = {} if name == "residual9" else {"model": str(path)}
+    algo = create_algorithm("policy", **options)
+    state = GameState(9)
+    color = BLACK
+    for _ in range(12):
+        move = algo.choose_move(state, color)
+        assert move is None or state.board.is_legal(move, color)
+        state.play(color, move)
+        color = 3 - color
+    # a strong first move is not on the edge
+    first = state.root.children[0].point
+    assert first is not None
+    col, row = state.colrow(first)
+    assert 1 <= col <= 7 and 1 <= row <= 7
