@@ -158,6 +158,13 @@ def test_illegal_moves_report_the_node(text, reason, line, column):
     assert str(err).startswith(f"bad.sgf:{line}:{column}: illegal move")
 
 
+def test_ko_property_forces_an_illegal_move():
+    [game] = loads(KO_SETUP + ";B[cb];W[bb]KO[])")
+    last = nodes(game)[-1]
+    assert last.color == WHITE and last.board[pt(game, "cb")] == EMPTY
+    assert last.properties == {"KO": [""]}
+
+
 def test_lenient_ko_retake_is_played():
     [game] = loads(KO_SETUP + ";B[cb];W[bb])", lenient=True)
     last = nodes(game)[-1]

@@ -18,12 +18,13 @@
 - Legality: repeating an earlier whole-board position (superko) is
   accepted, since records follow rule sets without superko. Occupied
   points, suicide and ko retakes raise :class:`SGFError` at the node's line
-  and column. With ``lenient=True`` they are kept so the record can be
+  and column, unless the node has ``KO[]`` ("play it even if illegal").
+  With ``lenient=True`` (or ``KO[]``) they are kept so the record can be
   shown: a ko retake is played anyway, a suicide removes the suicided
   string, a stone on an occupied point becomes a setup node (``AB``/``AW``
-  with the other colour to move) that replaces the stone; off-board or
-  malformed points of moves are read as passes, and bad setup points and
-  ``PL`` values are dropped.
+  with the other colour to move) that replaces the stone. In lenient mode
+  off-board or malformed points of moves are also read as passes, and bad
+  setup points and ``PL`` values are dropped.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ class _Converter:
             node = parent
         if moves:
             for color, value in moves:
-                node = self.play(ast, node, color, value)
+                node = self.play(ast, node, color, value, "KO" in props)
         if others:
             node.properties = others
         if player is not None:
@@ -223,9 +224,12 @@ class _Converter:
         raise ast.error(f"move {letter}[{value}]: not a point")
 
     # ------------------------------------------------------------ moves
-    def play(self, ast: ASTNode, parent: GameMove, color: int, value: str) -> GameMove:
+    def play(self, ast: ASTNode, parent: GameMove, color: int, value: str,
+             force: bool = False) -> GameMove:
         """A new child of ``parent`` for the move (never merged with an
-        existing child: every variation of the file is kept)."""
+        existing child: every variation of the file is kept). ``force``
+        (the node has ``KO[]``, "play it even if illegal") keeps an illegal
+        move as lenient mode does."""
         point = self.point(ast, color, value)
         board = parent.board.copy()
         captured = 0
@@ -235,7 +239,7 @@ class _Converter:
             reason = board.illegal_reason(point, color)
             if reason is None or reason == "superko":
                 captured = board.place(point, color)
-            elif not self.lenient:
+            elif not (self.lenient or force):
                 letter = "B" if color == BLACK else "W"
                 where = format_sgf_point(from_index(point, self.size))
                 raise ast.error(f"illegal move {letter}[{where}]: {reason}")
