@@ -158,6 +158,8 @@ def test_node_positions():
     ("(;GN[a]\n;B[aa]\n;[x;W[bb)", 3, 2, "expected ']'"),
     ("(;GN[a];B[aa]()", 1, 15, "expected ';' (a node) after '('"),
     ("(;GN[a] @)", 1, 9, "unexpected character '@'"),
+    ("(;GN[a](;B[aa])\n ;W[bb])", 2, 2, "a node cannot follow the variations"),
+    ("(;GN[a]((;B[aa])))", 1, 9, "expected ';' (a node) after '(', found '('"),
     ("(;GN[a]\n;add[aa])", 2, 1, "no uppercase letter"),
 ])
 def test_error_positions(text, line, column, words):

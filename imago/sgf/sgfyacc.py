@@ -104,7 +104,11 @@ def p_error(tok):
             raise source.error("no game tree found: expected ';' after '(' to start the "
                                "first node", paren)
         raise source.error("no game tree found: expected '(;'", end)
-    found = {"LPAREN": "'('", "RPAREN": "')'", "NODES": "';'", "LEAF": "'('"}[tok.type]
+    if tok.type == "NODES":
+        # only possible after a variation: nodes must all come before them
+        raise source.error("expected '(' or ')' after a variation, found ';' (a node "
+                           "cannot follow the variations of its game tree)", tok.lexpos)
+    found = "')'" if tok.type == "RPAREN" else "'('"
     raise source.error(f"expected ';' (a node) after '(', found {found}", tok.lexpos)
 
 
