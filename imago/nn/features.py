@@ -93,12 +93,16 @@ def _history_cells(node: GameMove, size: int) -> np.ndarray:
     return raw
 
 
-def _liberty_counts(board: GameBoard) -> np.ndarray:
-    """Liberties of the string of each on-board stone (0 on empty points)."""
-    libs, root, cells = board.libs, board.root, board.cells
-    out = [len(libs[root[p]]) if cells[p] in (BLACK, WHITE) else 0
-           for p in board_index(board.size).tolist()]
-    return np.array(out, dtype=np.uint8)
+def _liberty_counts(board: GameBoard, cells: np.ndarray) -> np.ndarray:
+    """Liberties of the string of each on-board stone (0 on empty points);
+    ``cells`` is :func:`board_array` of the board."""
+    libs, root = board.libs, board.root
+    out = np.zeros(len(cells), dtype=np.uint8)
+    where = np.flatnonzero(cells)
+    if len(where):
+        points = board_index(board.size)[where].tolist()
+        out[where] = [min(len(libs[root[p]]), 255) for p in points]
+    return out
 
 
 def encode_into(out: np.ndarray, node: GameMove, plane_set: str = "history",
@@ -126,7 +130,7 @@ def encode_into(out: np.ndarray, node: GameMove, plane_set: str = "history",
     if plane_set == "history":
         return
     cells = hist[0]
-    libs = _liberty_counts(board)
+    libs = _liberty_counts(board, cells)
     for i, who in enumerate((color, opp)):
         mine = cells == who
         flat[:, 18 + 3 * i] = mine & (libs == 1)
