@@ -176,6 +176,15 @@ def test_values_after_values_belong_to_the_property():
     assert one("(;GN[a]\n [b] [c])").properties == {"GN": ["a", "b", "c"]}
 
 
+def test_error_pickles_with_its_fields():
+    import pickle
+    with pytest.raises(SGFError) as info:
+        parse("(;B[aa]", filename="x.sgf")
+    again = pickle.loads(pickle.dumps(info.value))
+    assert str(again) == str(info.value)
+    assert (again.filename, again.line, again.column) == ("x.sgf", 1, 8)
+
+
 def test_value_without_identifier():
     with pytest.raises(SGFError, match="without a property identifier") as info:
         parse("(;GN[a];\n[b])")

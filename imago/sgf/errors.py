@@ -27,6 +27,10 @@ class SGFError(ValueError):
         self.column = column
         self.offset = offset
 
+    def __reduce__(self):
+        # picklable (e.g. across multiprocessing workers) with its fields
+        return (type(self), (self.reason, self.filename, self.line, self.column, self.offset))
+
 
 def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based ``(line, column)`` of a character offset into ``text``.
