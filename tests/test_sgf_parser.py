@@ -176,6 +176,16 @@ def test_values_after_values_belong_to_the_property():
     assert one("(;GN[a]\n [b] [c])").properties == {"GN": ["a", "b", "c"]}
 
 
+def test_line_and_column_with_any_line_ending():
+    from imago.sgf.errors import line_column
+    text = "ab\r\ncd\ref\ngh"
+    assert [line_column(text, i) for i in (0, 3, 4, 7, 10, 12)] == [
+        (1, 1), (1, 4), (2, 1), (3, 1), (4, 1), (4, 3)]
+    with pytest.raises(SGFError) as info:
+        parse("(;GN[a]\r\n;B[aa]\r\n;W[bb] @)")
+    assert (info.value.line, info.value.column) == (3, 8)
+
+
 def test_error_pickles_with_its_fields():
     import pickle
     with pytest.raises(SGFError) as info:

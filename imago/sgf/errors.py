@@ -35,13 +35,16 @@ class SGFError(ValueError):
 def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based ``(line, column)`` of a character offset into ``text``.
 
-    ``\\r\\n``, ``\\n`` and a lone ``\\r`` each end a line.
+    ``\r\n``, ``\n`` and a lone ``\r`` each end a line; columns count
+    characters (not bytes).
     """
     offset = max(0, min(offset, len(text)))
-    head = text[:offset]
-    if "\r" in head:
-        head = head.replace("\r\n", "\n").replace("\r", "\n")
-        # the column counts characters of the original last line
-    line = head.count("\n") + 1
-    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    line = text.count("\n", 0, offset) + 1
+    cr_end = offset
+    if "\r" in text:
+        line += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+        if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
+            line -= 1  # between the two characters of a CRLF: still that line
+            cr_end = offset - 1
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, cr_end)) + 1
     return line, offset - start + 1
