@@ -32,10 +32,9 @@ from __future__ import annotations
 import gc
 from typing import Optional
 
-from imago.game import BLACK, EMPTY, WHITE, GameMove, GameState, opponent
+from imago.game import BLACK, WHITE, GameMove, GameState, opponent
 from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_index
 
-from .errors import SGFError
 from .nodes import ASTNode, expand_point_list, unescape
 
 # Root properties not kept: they describe the file (the writer writes its own).
@@ -75,7 +74,8 @@ def check_game_info(root: ASTNode) -> int:
 def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     """The game tree of ``root`` (a parsed game tree's root) as a GameState
     with ``current`` at the root. Raises :class:`SGFError` with the node's
-    line and column (see the module doc for what ``lenient`` keeps)."""
+    line and column (:class:`~imago.sgf.SGFError`; see the module doc for
+    what ``lenient`` keeps)."""
     size = check_game_info(root)
     game = GameState(size, root.komi)
     game.handicap = root.handicap
@@ -274,4 +274,4 @@ class _Converter:
         return child
 
 
-__all__ = ["to_game", "point_table", "check_game_info", "FILE_PROPERTIES", "SGFError", "EMPTY"]
+__all__ = ["to_game", "point_table", "check_game_info", "FILE_PROPERTIES"]

@@ -22,7 +22,6 @@ import glob
 import logging
 import os
 import re
-from pathlib import Path
 from typing import Iterable, Iterator, Union
 
 from imago.game import GameState
@@ -229,4 +228,4 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
 
 
 __all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "split_game_trees",
-           "SGFError", "Path"]
+           "SGFError"]
