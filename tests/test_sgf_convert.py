@@ -126,6 +126,20 @@ def test_every_variation_kept_in_order_even_identical_ones():
     assert len(b.children[0].children) == 1
 
 
+def test_ast_subtree_to_moves():
+    from imago.sgf import parse
+    [root] = parse("(;SZ[9];B[ee](;W[cc];B[dd])(;W[dc]C[x]))")
+    [game] = loads("(;SZ[9];B[ee])")
+    b = game.root.children[0]
+    variation = root.children[0].children[1]
+    node = variation.to_moves(b)
+    assert node.parent is b and b.children == [node]
+    assert node.color == WHITE and node.properties == {"C": ["x"]}
+    assert node.board[pt(game, "ee")] == BLACK and node.number == 2
+    whole = root.children[0].to_moves(game.root)
+    assert [len(whole.children), whole.children[0].children[0].color] == [2, BLACK]
+
+
 def test_move_in_the_root_node():
     [game] = loads("(;SZ[9]PB[x]B[ee];W[cc])")
     assert game.root.color is None and game.root.properties == {"SZ": ["9"], "PB": ["x"]}

@@ -79,7 +79,7 @@ def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     size = check_game_info(root)
     game = GameState(size, root.komi)
     game.handicap = root.handicap
-    converter = _Converter(game, point_table(size), lenient)
+    converter = _Converter(game, point_table(size), lenient, size)
     # Every node holds a board (lists and sets): building a big tree would
     # make the cyclic garbage collector rescan the growing heap again and
     # again. Nothing built here is garbage, so it is paused meanwhile.
@@ -94,27 +94,44 @@ def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     return game
 
 
-def _build(root: ASTNode, converter: "_Converter") -> None:
-    stack: list[tuple[ASTNode, Optional[GameMove]]] = [(root, None)]
+def add_subtree(ast: ASTNode, parent: GameMove, lenient: bool = False) -> GameMove:
+    """Convert ``ast`` (any node of a parsed tree) and its subtree into new
+    children of ``parent``, an existing GameMove (for instance to paste a
+    variation); returns the GameMove of ``ast``. Raises SGFError."""
+    converter = _Converter(None, point_table(parent.board.size), lenient,
+                           parent.board.size)
+    return _build(ast, converter, parent)
+
+
+def _build(top: ASTNode, converter: "_Converter",
+           parent: Optional[GameMove] = None) -> GameMove:
+    """Convert ``top`` below ``parent`` (None: as the game's root) and its
+    subtree, depth first; return the GameMove of ``top``."""
+    stack: list[tuple[ASTNode, Optional[GameMove]]] = [(top, parent)]
+    first = None
     while stack:
         ast, parent = stack.pop()
         node = converter.node(ast, parent)
+        if first is None:
+            first = node
         children = ast.children
         if children:
             if len(children) == 1:
                 stack.append((children[0], node))
             else:
                 stack.extend((child, node) for child in reversed(children))
+    return first
 
 
 class _Converter:
     __slots__ = ("game", "table", "lenient", "size")
 
-    def __init__(self, game: GameState, table: dict, lenient: bool):
-        self.game = game
+    def __init__(self, game: Optional[GameState], table: dict, lenient: bool,
+                 size: int):
+        self.game = game  # None when adding a subtree below a given node
         self.table = table
         self.lenient = lenient
-        self.size = game.size
+        self.size = size
 
     def node(self, ast: ASTNode, parent: Optional[GameMove]) -> GameMove:
         """Add the GameMove node(s) of one AST node below ``parent`` (None:
@@ -274,4 +291,4 @@ class _Converter:
         return child
 
 
-__all__ = ["to_game", "point_table", "check_game_info", "FILE_PROPERTIES"]
+__all__ = ["to_game", "add_subtree", "point_table", "check_game_info", "FILE_PROPERTIES"]
