@@ -209,11 +209,12 @@ def test_parse_bytes_decodes():
 def test_import_writes_nothing_and_prints_nothing(tmp_path):
     code = ("import imago.sgf as s; g = s.loads('(;B[aa])'); "
             "assert s.parse('(;C[x])')[0].properties == {'C': ['x']}")
-    env = dict(os.environ, PYTHONPATH=os.getcwd() + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
     assert os.listdir(tmp_path) == []
-    package = os.path.join(os.getcwd(), "imago", "sgf")
+    package = os.path.join(repo, "imago", "sgf")
     assert not any(n.startswith(("parsetab", "parser.out", "lextab")) for n in os.listdir(package))
