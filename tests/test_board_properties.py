@@ -134,3 +134,33 @@ def test_edge_ring_is_never_written():
         color = 3 - color
     ring = [p for p in board.points() if p not in set(board.on_board())]
     assert all(board.cells[p] == EDGE for p in ring)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([3, 5, 9]),
+       split=st.integers(0, 60), after=st.integers(1, 60))
+def test_copies_share_nothing_observable(seed, size, split, after):
+    """Liberty sets are shared copy-on-write: playing on a copy, or on the
+    original after copying, never changes the other board."""
+    rng = random.Random(seed)
+    board = GameBoard(size)
+    color = BLACK
+    for _ in range(split):
+        board.play(board.random_move(color, rng), color)
+        color = 3 - color
+    copy = board.copy()
+    frozen = {r: set(s) for r, s in board.libs.items()}
+    cells = board.cells[:]
+    for _ in range(after):  # play on the copy
+        copy.play(copy.random_move(color, rng), color)
+        color = 3 - color
+    assert board.libs == frozen and board.cells == cells
+    check_consistent(board)
+    check_consistent(copy)
+    frozen_copy = {r: set(s) for r, s in copy.libs.items()}
+    for _ in range(after):  # and now on the original
+        board.play(board.random_move(color, rng), color)
+        color = 3 - color
+    assert copy.libs == frozen_copy
+    check_consistent(board)
+    check_consistent(copy)

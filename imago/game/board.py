@@ -11,7 +11,9 @@ incrementally on every move:
 - ``root[p]``: the root of the string of the stone at ``p``;
 - ``next_stone[p]``: a circular list through the string's stones;
 - ``count[r]``: the number of stones;
-- ``libs[r]``: the set of liberty points;
+- ``libs[r]``: the set of liberty points (a dict keyed by root). Sets are
+  copy-on-write: a copied board shares them, and a board duplicates a set
+  (and records the root in ``owned``) the first time it changes it;
 - ``string_hash[r]``: the XOR of the string's Zobrist keys, so a capture
   updates the position hash in O(1).
 
@@ -66,7 +68,7 @@ class GameBoard:
 
     __slots__ = (
         "size", "stride", "cells", "root", "next_stone", "count", "libs",
-        "string_hash", "hash", "history", "ko_point", "ko_color",
+        "owned", "string_hash", "hash", "history", "ko_point", "ko_color",
         "empties", "empty_pos", "zobrist",
     )
 
@@ -80,7 +82,8 @@ class GameBoard:
         self.root = [0] * ncells
         self.next_stone = [0] * ncells
         self.count = [0] * ncells
-        self.libs: list[Optional[set[int]]] = [None] * ncells
+        self.libs: dict[int, set[int]] = {}
+        self.owned: set[int] = set()
         self.string_hash = [0] * ncells
         self.empty_pos = [-1] * ncells
         self.empties: list[int] = []
@@ -211,6 +214,7 @@ class GameBoard:
         """
         cells, root, nxt, count = self.cells, self.root, self.next_stone, self.count
         libs, shash, empties, epos = self.libs, self.string_hash, self.empties, self.empty_pos
+        owned = self.owned
         s = self.stride
         opp = 3 - color
         key = self.zobrist[color][point]
@@ -228,17 +232,22 @@ class GameBoard:
         count[point] = 1
         shash[point] = key
         libs[point] = set()
+        owned.add(point)
 
         captured = 0
         captured_at = 0
         for n in (point - 1, point + 1, point - s, point + s):
             c = cells[n]
             if c == EMPTY:
-                libs[root[point]].add(n)
+                libs[root[point]].add(n)  # pt's string is always owned
             elif c == color:
                 r = root[n]
                 mine = root[point]
-                libs[r].discard(point)
+                if r in owned:
+                    libs[r].discard(point)
+                else:
+                    libs[r] = libs[r] - {point}
+                    owned.add(r)
                 if r != mine:
                     if count[r] < count[mine]:
                         r, mine = mine, r
@@ -252,11 +261,14 @@ class GameBoard:
                     nxt[r], nxt[mine] = nxt[mine], nxt[r]
                     count[r] += count[mine]
                     shash[r] ^= shash[mine]
-                    libs[r] |= libs[mine]
-                    libs[mine] = None
+                    libs[r] |= libs.pop(mine)  # both owned by now
+                    owned.discard(mine)
             elif c == opp:
                 r = root[n]
                 lib = libs[r]
+                if r not in owned:
+                    libs[r] = lib = set(lib)
+                    owned.add(r)
                 lib.discard(point)
                 if not lib:
                     h ^= shash[r]
@@ -271,11 +283,16 @@ class GameBoard:
                         empties.append(p)
                         for m in (p - 1, p + 1, p - s, p + s):
                             if cells[m] == color:
-                                libs[root[m]].add(p)
+                                rm = root[m]
+                                if rm not in owned:
+                                    libs[rm] = set(libs[rm])
+                                    owned.add(rm)
+                                libs[rm].add(p)
                         p = nxt[p]
                         if p == r:
                             break
-                    libs[r] = None
+                    del libs[r]
+                    owned.discard(r)
 
         mine = root[point]
         if captured == 1 and count[mine] == 1 and len(libs[mine]) == 1:
@@ -374,7 +391,9 @@ class GameBoard:
         b.root = self.root[:]
         b.next_stone = self.next_stone[:]
         b.count = self.count[:]
-        b.libs = [None if x is None else set(x) for x in self.libs]
+        b.libs = self.libs.copy()  # the sets are shared until changed
+        b.owned = set()
+        self.owned = set()
         b.string_hash = self.string_hash[:]
         b.empties = self.empties[:]
         b.empty_pos = self.empty_pos[:]
@@ -409,7 +428,8 @@ class GameBoard:
         self.root = root = [0] * n
         self.next_stone = nxt = [0] * n
         self.count = count = [0] * n
-        self.libs = libs = [None] * n
+        self.libs = libs = {}
+        self.owned = set()
         self.string_hash = shash = [0] * n
         self.empty_pos = epos = [-1] * n
         self.empties = empties = []
@@ -443,6 +463,7 @@ class GameBoard:
                 shash[p] ^= z[c][q]
             count[p] = len(stones)
             libs[p] = lib
+            self.owned.add(p)
         self.hash = h
 
     # ------------------------------------------------------------------ output
