@@ -270,13 +270,23 @@ def test_final_score_uses_the_engines_dead_stones(engine, monkeypatch):
 
 def test_final_status_list(engine):
     assert ok(engine, "final_status_list alive") == ""
-    for move in ("b a1", "b a2", "w e5", "w d5", "b j9"):
+    # a settled 5x5 position: black lives on the left with two eyes, white on
+    # the right; the black stone at E5 inside white's area is dead
+    ok(engine, "boardsize 5")
+    ok(engine, "clear_board")
+    for move in ("b b5", "b b4", "b b3", "b b2", "b b1", "b a3",
+                 "w c5", "w c4", "w c3", "w c2", "w c1", "w d3", "w e3", "b e5"):
         ok(engine, f"play {move}")
-    # one string per line, from the top of the board
-    assert ok(engine, "final_status_list alive") == "J9\nD5 E5\nA2 A1"
-    assert ok(engine, "final_status_list ALIVE") == "J9\nD5 E5\nA2 A1"
-    assert ok(engine, "final_status_list dead") == ""
-    assert ok(engine, "final_status_list seki") == ""
+    alive = ok(engine, "final_status_list alive").splitlines()
+    dead = ok(engine, "final_status_list DEAD").splitlines()
+    seki = ok(engine, "final_status_list seki").splitlines()
+    # one string per line, strings listed from the top of the board
+    assert dead == ["E5"]
+    assert seki == []
+    assert [set(line.split()) for line in alive] == [set("B5 B4 B3 B2 B1 A3".split()),
+                                                     set("C5 C4 C3 C2 C1 D3 E3".split())]
+    # black 10 points, white 15 (E5 removed), komi 7.5
+    assert ok(engine, "final_score") == "W+12.5"
     assert error(engine, "final_status_list zombie") == "syntax error"
     assert error(engine, "final_status_list") == "syntax error"
 

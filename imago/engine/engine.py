@@ -9,13 +9,16 @@ ends (terminal play, self-play, tests) can drive it directly.
 from __future__ import annotations
 
 import logging
+import random
 import time
 from typing import Iterable, Optional
 
 from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, area_owners,
+                        format_result,
                         format_board, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm
+from .ownership import dead_stones, estimated_score, playout_ownership, seki_stones
 from .timecontrol import TimeControl
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,8 @@ class GameEngine:
         self.algorithm = algorithm
         self.state = GameState(size, komi)
         self.time_control = time_control if time_control is not None else TimeControl()
+        self._ownership_key: Optional[tuple] = None
+        self._ownership: list[float] = []
         self.quit_requested = False
         self.algorithm.new_game(self.state)
 
@@ -132,36 +137,61 @@ class GameEngine:
         self._position_changed()
 
     # ------------------------------------------------------------ scoring
+    def ownership(self) -> list[float]:
+        """Expected owner of every cell at the end (+1 Black, -1 White):
+        the algorithm's estimate when it has one (a network's ownership
+        head), else random playouts. Cached per position."""
+        board = self.state.board
+        key = (board.hash, self.state.to_move, self.state.komi)
+        if self._ownership_key != key:
+            estimate = getattr(self.algorithm, "ownership", None)
+            values = estimate(self.state) if estimate is not None else None
+            if values is None:
+                playouts = max(64, 12000 // (board.size * board.size))
+                values = playout_ownership(board, self.state.to_move, playouts,
+                                           random.Random(board.hash & 0xFFFF))
+            self._ownership_key, self._ownership = key, values
+        return self._ownership
+
     def dead_stones(self) -> list[int]:
-        """The stones imago considers dead on the current board. For now
-        every stone is alive; a dead-stone estimate replaces this method."""
-        return []
+        """The stones imago considers dead: strings standing on points the
+        ownership estimate gives to the other colour."""
+        return dead_stones(self.state.board, self.ownership())
+
+    def seki_stones(self) -> list[int]:
+        """Alive stones that live in seki."""
+        return seki_stones(self.state.board, self.dead_stones())
 
     def score(self, dead: Optional[Iterable[int]] = None) -> float:
-        """Area score from Black's side with komi, ``dead`` stones removed
-        (default: :meth:`dead_stones`)."""
-        return self.state.score(self.dead_stones() if dead is None else dead)
+        """Black's lead with komi. With ``dead`` given, the plain area score
+        with those stones removed; by default imago's own judgement: its dead
+        stones removed and open borders counted by the ownership estimate
+        (see :func:`estimated_score`)."""
+        if dead is not None:
+            return self.state.score(dead)
+        return estimated_score(self.state.board, self.state.komi, self.ownership(),
+                               self.dead_stones())
 
     def final_score(self, dead: Optional[Iterable[int]] = None) -> str:
         """The result: ``B+3.5``, ``W+0.5`` or ``0``."""
-        return self.state.result(self.dead_stones() if dead is None else dead)
+        return format_result(self.score(dead))
 
     def final_status(self, status: str) -> list[list[int]]:
         """The strings (lists of points) with ``status`` ``alive``, ``dead``
         or ``seki``. Raises ValueError for another status."""
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
-        if status == SEKI:
-            return []
         board = self.state.board
         dead = set(self.dead_stones())
+        seki = set(self.seki_stones())
         strings, seen = [], set()
         for p in board.on_board():
             if board.cells[p] not in (BLACK, WHITE) or p in seen:
                 continue
             stones = board.string_stones(p)
             seen.update(stones)
-            if (p in dead) == (status == DEAD):
+            kind = DEAD if p in dead else SEKI if p in seki else ALIVE
+            if kind == status:
                 strings.append(sorted(stones))
         return strings
 
