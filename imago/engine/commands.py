@@ -370,3 +370,7 @@ def _time_left(engine: GameEngine, who: int, seconds: float, stones: int) -> str
 
 
 __all__ = ["COMMANDS", "Command", "GtpError", "command", "execute"]
+
+
+# analysis commands register themselves in this same table
+from . import analysis  # noqa: E402,F401

@@ -8,16 +8,19 @@ ends (terminal play, self-play, tests) can drive it directly.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import random
+import sys
 import time
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, area_owners,
                         format_result,
                         format_board, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm
+from .stream import NullStream
 from .ownership import dead_stones, estimated_score, playout_ownership, seki_stones
 from .timecontrol import TimeControl
 
@@ -25,6 +28,14 @@ log = logging.getLogger(__name__)
 
 ALIVE, DEAD, SEKI = "alive", "dead", "seki"
 STATUSES = (ALIVE, DEAD, SEKI)
+
+
+def algorithm_parameters(algorithm: DecisionAlgorithm) -> set[str]:
+    """The keyword arguments the algorithm's ``choose_move`` accepts."""
+    try:
+        return set(inspect.signature(algorithm.choose_move).parameters)
+    except (TypeError, ValueError):
+        return set()
 
 
 class GameEngine:
@@ -42,6 +53,9 @@ class GameEngine:
         self.algorithm = algorithm
         self.state = GameState(size, komi)
         self.time_control = time_control if time_control is not None else TimeControl()
+        self.stream = NullStream()  # set by ImagoIO while a command runs
+        self.gogui_gfx = False      # live gogui-gfx lines on stderr
+        self.gfx_progress: Optional[Callable] = None
         self._ownership_key: Optional[tuple] = None
         self._ownership: list[float] = []
         self.quit_requested = False
@@ -89,13 +103,29 @@ class GameEngine:
         self._position_changed()
         return node
 
-    def choose_move(self, color: int) -> Optional[int]:
+    def choose_move(self, color: int, progress: Optional[Callable] = None,
+                    interval: Optional[float] = None) -> Optional[int]:
         """Ask the algorithm for ``color``'s move (point, None for pass or
-        :data:`RESIGN`) within the clock's budget, without playing it."""
+        :data:`RESIGN`) within the clock's budget, without playing it.
+
+        Algorithms that accept them get ``stop`` (true once GoGui sends
+        ``# interrupt``) and ``progress`` (called with the search every
+        ``interval`` seconds: analysis lines, GoGui live graphics)."""
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
+        accepted = algorithm_parameters(self.algorithm)
+        extra: dict = {}
+        if "stop" in accepted:
+            extra["stop"] = self.stream.gogui_interrupt
+        if progress is None and self.gogui_gfx and self.gfx_progress is not None:
+            progress, interval = self.gfx_progress, 0.5
+        if progress is not None and "progress" in accepted:
+            extra["progress"] = progress
+            extra["interval"] = interval or 1.0
         started = time.monotonic()
-        move = self.algorithm.choose_move(self.state, color, seconds)
+        move = self.algorithm.choose_move(self.state, color, seconds, **extra)
+        if self.gogui_gfx:
+            print("gogui-gfx: CLEAR", file=sys.stderr, flush=True)
         used = time.monotonic() - started
         self.time_control.record_move(color, used)
         log.info("%s chose %s in %.2f s (budget %s)", self.algorithm.name,
@@ -103,10 +133,11 @@ class GameEngine:
                  "none" if seconds is None else f"{seconds:.2f} s")
         return move
 
-    def genmove(self, color: int) -> Optional[int]:
+    def genmove(self, color: int, progress: Optional[Callable] = None,
+                interval: Optional[float] = None) -> Optional[int]:
         """Choose ``color``'s move and play it; returns the move (point,
         None for pass, :data:`RESIGN` -- a resignation changes nothing)."""
-        move = self.choose_move(color)
+        move = self.choose_move(color, progress, interval)
         if move != RESIGN:
             self.play(color, move)
         return move

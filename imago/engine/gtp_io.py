@@ -27,6 +27,7 @@ from typing import Callable, Optional, Sequence, TextIO
 
 from . import commands
 from .engine import GameEngine
+from .stream import NullStream, ResponseStream
 
 log = logging.getLogger(__name__)
 
@@ -151,12 +152,15 @@ class ImagoIO:
         """Run one raw input line; the framed response, or None for a line
         with no command."""
         cmd_id = None
+        stream: Optional[ResponseStream] = None
         try:
             cmd = parse_command(line)
             if cmd is None:
                 return None
             log.debug("<< %s", line.rstrip("\n"))
             cmd_id = cmd.id
+            stream = ResponseStream(self, cmd_id)
+            self.engine.stream = stream
             text = self.execute(self.engine, cmd.name, cmd.args)
             success = True
         except commands.GtpError as error:
@@ -164,6 +168,16 @@ class ImagoIO:
         except Exception as error:  # a bug must not end the session
             log.exception("command %r failed", line.strip())
             text, success = f"internal error: {type(error).__name__}: {error}", False
+        finally:
+            self.engine.stream = NullStream()
+        if stream is not None and stream.started:
+            # the "=id" line went out already: send the rest and the blank line
+            if not success:
+                log.error("streamed command failed after its answer began: %s", text)
+            body = "\n".join(ln.rstrip() for ln in text.split("\n") if ln.strip()) if success else ""
+            response = (body + "\n" if body else "") + "\n"
+            log.debug(">> (streamed) %s", body)
+            return response
         response = format_response(cmd_id, success, text)
         log.debug(">> %s", response.rstrip("\n"))
         return response

@@ -7,6 +7,7 @@ between moves and reused when the game follows it (play, genmove, undo).
 
 from __future__ import annotations
 
+import time
 from typing import Any, Optional
 
 import numpy as np
@@ -72,12 +73,14 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if isinstance(self.search.evaluator, PlayoutEvaluator):
             self.search.evaluator.komi = state.komi
 
-    def choose_move(self, state: GameState, color: int,
-                    seconds: Optional[float] = None, stop=None) -> Optional[int]:
+    def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
+                    stop=None, progress=None, interval: float = 1.0) -> Optional[int]:
+        """Search, then pick. ``stop()`` ends the search early (GoGui's
+        interrupt); ``progress(search)`` is called every ``interval``
+        seconds (analysis lines, live graphics)."""
         if isinstance(self.search.evaluator, PlayoutEvaluator):
             self.search.evaluator.komi = state.komi
-        visits = None if seconds is not None else self.visits
-        root = self.search.run(state, color, visits=visits, seconds=seconds, stop=stop)
+        root = self._search(state, color, seconds, stop, progress, interval)
         if root.terminal or not root.expanded:
             return None
         if self._should_pass(state, color):
@@ -87,6 +90,24 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if self._should_resign(state, winrate):
             return RESIGN
         return root.moves[i]
+
+    def _search(self, state: GameState, color: int, seconds, stop, progress, interval):
+        visits = None if seconds is not None else self.visits
+        if progress is None:
+            return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop)
+        start = time.perf_counter()
+        while True:
+            left = None if seconds is None else seconds - (time.perf_counter() - start)
+            if left is not None and left <= 0:
+                break
+            slice_seconds = interval if left is None else min(interval, left)
+            root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
+                                   early_stop=False)
+            progress(self.search)
+            if (stop is not None and stop()) or root.terminal or not root.expanded \
+                    or (visits is not None and root.total_visits() >= visits):
+                break
+        return self.search.set_root(state, color)
 
     # ------------------------------------------------------------ policy
     def _pick(self, root: SearchNode, state: GameState) -> int:

@@ -1,0 +1,110 @@
+"""Analysis commands for Sabaki and GoGui, through the real GTP loop."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+
+from imago.engine.algorithm import create_algorithm
+from imago.engine.engine import GameEngine
+from imago.engine.gtp_io import ImagoIO
+
+
+class TimedInput:
+    """Input lines that arrive after a delay, as a controller sends them."""
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+
+    def readline(self):
+        if not self.lines:
+            return ""
+        delay, text = self.lines.pop(0)
+        time.sleep(delay)
+        return text
+
+
+def run(lines, algorithm="mcts", **options):
+    options.setdefault("seed", 1)
+    if algorithm == "mcts":
+        options.setdefault("model", "none")
+        options.setdefault("visits", 60)
+    engine = GameEngine(create_algorithm(algorithm, **options), size=9)
+    out = io.StringIO()
+    ImagoIO(engine, TimedInput(lines), out).run()
+    return out.getvalue(), engine
+
+
+INFO = re.compile(r"info move ([A-HJ-T]\d+|pass) visits (\d+) winrate (\S+) ")
+
+
+def test_lz_analyze_streams_until_the_next_command():
+    text, _ = run([(0, "7 lz-analyze b 10\n"), (0.6, "8 name\n")])
+    head, rest = text.split("\n", 1)
+    assert head == "=7"
+    body, after = rest.split("\n\n", 1)
+    lines = body.splitlines()
+    assert len(lines) >= 2                     # one line per 0.1 s interval
+    for line in lines:
+        assert line.startswith("info move ")
+        for move, visits, winrate in INFO.findall(line):
+            assert winrate.isdigit() and 0 <= int(winrate) <= 10000
+        assert " order 0 " in line and " pv " in line and " lcb " in line and " prior " in line
+    assert after == "=8 imago\n\n"
+
+
+def test_lz_analyze_accepts_sabaki_and_katago_argument_forms():
+    for args in ("b 10", "interval 10", "10", "B interval 10"):
+        text, _ = run([(0, f"lz-analyze {args}\n"), (0.3, "\n")])
+        assert text.startswith("=\ninfo move"), args
+    text, _ = run([(0, "lz-analyze b interval x\n")])
+    assert text == "? syntax error\n\n"
+
+
+def test_kata_analyze_with_ownership_and_score_lead():
+    text, _ = run([(0, "kata-analyze w 10 ownership true\n"), (0.4, "\n")])
+    line = text.split("\n")[1]
+    assert "winrate 0." in line or "winrate 1." in line
+    assert " scoreLead " in line
+    ownership = line.split(" ownership ")[1].split()
+    assert len(ownership) == 81 and all(-1 <= float(v) <= 1 for v in ownership)
+
+
+def test_genmove_analyze_ends_with_the_move_and_plays_it():
+    text, engine = run([(0, "1 lz-genmove_analyze b 10\n")], visits=100)
+    assert text.startswith("=1\n")
+    assert re.search(r"\nplay ([A-HJ-T]\d+|pass|resign)\n\n$", text)
+    assert engine.state.current.number == 1
+
+
+def test_gogui_analyze_commands_and_their_answers():
+    text, _ = run([(0, "1 gogui-analyze_commands\n"), (0, "2 gogui-interrupt\n"),
+                   (0, "3 imago-ownership\n"), (0, "4 imago-policy b\n"), (0, "5 imago-visits b\n"),
+                   (0, "6 imago-pv b\n"), (0, "7 imago-params\n"), (0, "8 imago-params visits 33\n"),
+                   (0, "9 imago-params\n"), (0, "10 imago-params nonsense 1\n")])
+    answers = dict(re.findall(r"^[=?](\d+) ?(.*?)\n\n", text, re.S | re.M))
+    kinds = [line.split("/")[0] for line in answers["1"].splitlines()]
+    assert kinds == ["cboard", "sboard", "dboard", "var", "param"]
+    assert answers["2"] == ""
+    for key in ("3", "4", "5"):
+        rows = answers[key].splitlines()
+        assert len(rows) == 9 and all(len(r.split()) == 9 for r in rows)
+    assert all(-1 <= float(v) <= 1 for v in answers["3"].split())
+    assert re.fullmatch(r"([A-HJ-T]\d+|pass)( ([A-HJ-T]\d+|pass))*", answers["6"])
+    assert "[string] visits 60" in answers["7"]
+    assert "[string] visits 33" in answers["9"]
+    assert "?10 unknown parameter" in text
+
+
+def test_gogui_interrupt_stops_a_long_genmove():
+    start = time.perf_counter()
+    text, engine = run([(0, "gogui-interrupt\n"), (0, "1 genmove b\n"), (0.5, "# interrupt\n")],
+                       visits=10_000_000)
+    assert time.perf_counter() - start < 10
+    assert re.search(r"=1 ([A-HJ-T]\d+|pass)\n\n", text)
+
+
+def test_analysis_works_with_other_algorithms_too():
+    text, _ = run([(0, "lz-analyze b 10\n"), (0.3, "name\n")], algorithm="random")
+    assert text.startswith("=\ninfo move") and text.endswith("= imago\n\n")
