@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=float, default=None, metavar="SECONDS",
                         help="thinking time per engine move (default: the "
                              "algorithm's own)")
+    parser.add_argument("--stats", action="store_true",
+                        help="after each engine move, show its win rate, visits and "
+                             "expected continuation (search algorithms)")
     return parser
 
 
@@ -77,6 +80,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         parser.error(str(exc))
     except (OSError, ImportError) as exc:  # a model file or library the engine needs
         parser.error(f"cannot start the {args.algorithm} engine: {exc}")
+    game.stats = args.stats
     if hasattr(sys.stdin, "reconfigure"):
         sys.stdin.reconfigure(errors="replace")  # a stray byte is bad input, not a crash
     try:

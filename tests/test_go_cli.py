@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -485,3 +486,30 @@ def test_go_py_refuses_bad_options_with_reasons(args, reason):
     assert proc.returncode == 2
     assert reason in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- hint, stats
+def test_hint_suggests_a_legal_move_without_playing_it():
+    out, code, game = play(["e5", "hint", "quit"], algorithm="uct", seed=3,
+                           options={"visits": 200})
+    assert code == 0
+    hint = [line for line in out.splitlines() if line.startswith("hint: ")]
+    assert len(hint) == 1
+    vertex = hint[0].split()[1]
+    point = vertex_to_index(vertex, 9)
+    assert game.state.board.illegal_reason(point, BLACK) is None
+    assert "winrate" in hint[0] and "visits" in hint[0]
+    assert len(game.state.history()) == 2  # e5 and the engine's reply only
+
+
+def test_hint_between_two_humans_uses_a_quick_search():
+    out, code, game = hvh(["hint", "quit"])
+    assert code == 0 and "hint: " in out and not game.state.history()
+
+
+def test_stats_line_after_engine_moves():
+    out, code, game = play(["e5", "quit"], algorithm="uct", seed=3, options={"visits": 100})
+    assert "winrate" not in out
+    game_out = run_go(["--algorithm", "uct", "-o", "visits=100", "--seed", "3", "--stats"],
+                      "e5\nquit\n").stdout
+    assert re.search(r"\(winrate \d+\.\d%, 100 visits, expects [A-HJ-T]\d+", game_out)

@@ -37,6 +37,12 @@ class DecisionAlgorithm(ABC):
         default effort). Must return a legal move and must not change
         ``state``."""
 
+    def summary(self) -> Optional[dict]:
+        """What the last ``choose_move`` saw, for display: ``winrate`` (for
+        the player who moved, 0..1), ``visits`` and ``pv`` (points), or None
+        when the algorithm has no such figures."""
+        return None
+
     def new_game(self, state: GameState) -> None:
         """Called when the board is cleared or resized (drop caches)."""
 

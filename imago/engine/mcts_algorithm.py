@@ -109,6 +109,14 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 break
         return self.search.set_root(state, color)
 
+    def summary(self) -> Optional[dict]:
+        results = self.search.results(limit=1)
+        if not results:
+            return None
+        best = results[0]
+        return {"winrate": best.winrate, "visits": self.search.root.total_visits(),
+                "pv": best.pv}
+
     # ------------------------------------------------------------ policy
     def _pick(self, root: SearchNode, state: GameState) -> int:
         if self.temperature > 0 and state.current.number < self.temperature_moves:

@@ -141,6 +141,8 @@ class TerminalGame:
         self.echo = echo
         self.resigned: Optional[int] = None
         self.finished = False  # quit was asked for
+        self.stats = False     # a winrate line after each engine move
+        self.hint_algorithm: Optional[DecisionAlgorithm] = None
 
     @classmethod
     def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
@@ -345,7 +347,20 @@ class TerminalGame:
             point = None
         self.state.play(color, point)
         self.say(f"{COLOR_WORDS[color]} ({algorithm.name}) {self.move_words()}.")
+        if self.stats:
+            line = self.summary_words(algorithm)
+            if line:
+                self.say(f"  ({line})")
         self.show_board()
+
+    def summary_words(self, algorithm: DecisionAlgorithm) -> str:
+        """``winrate 56.0%, 800 visits, expects D4 E5 C3`` for the last search."""
+        info = algorithm.summary()
+        if not info:
+            return ""
+        pv = " ".join(index_to_vertex(p, self.state.size) for p in info.get("pv", [])[:6])
+        text = f"winrate {info['winrate']:.1%}, {info['visits']} visits"
+        return text + (f", expects {pv}" if pv else "")
 
     def move_words(self) -> str:
         """``plays D4`` or ``passes``: the current node's move as words."""
@@ -455,6 +470,21 @@ class TerminalGame:
                  f"komi {state.komi:g}, {state.current.number} moves.")
         self.show_board()
         self._after_change()
+
+    @command("hint", "suggest a move for the side to move", during_play=True)
+    def cmd_hint(self, argument: str) -> None:
+        color = self.state.to_move
+        algorithm = self.players[3 - color] or self.players[color]
+        if algorithm is None:  # two humans: a quick search helps
+            if self.hint_algorithm is None:
+                self.hint_algorithm = create_algorithm("uct", visits=2000, seed=1)
+            algorithm = self.hint_algorithm
+        point = algorithm.choose_move(self.state, color, self.seconds)
+        if point == RESIGN:
+            self.say("hint: the position looks lost (resigning is an option)")
+            return
+        words = self.summary_words(algorithm)
+        self.say(f"hint: {index_to_vertex(point, self.state.size)}" + (f" ({words})" if words else ""))
 
     @command("help", "list the commands")
     def cmd_help(self, argument: str) -> None:

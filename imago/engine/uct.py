@@ -152,6 +152,13 @@ class UCTAlgorithm(DecisionAlgorithm):
                 node.wins += 1.0
             node = node.parent
 
+    def summary(self) -> Optional[dict]:
+        rows = self.analysis()
+        if not rows:
+            return None
+        move, visits, winrate = rows[0]
+        return {"winrate": winrate, "visits": self.last_root.visits, "pv": [move]}
+
     def analysis(self) -> list[tuple[Optional[int], int, float]]:
         """The last search's root moves as (move, visits, win rate), most
         visited first."""
