@@ -139,3 +139,29 @@ def test_results_report_winrate_prior_lcb_and_pv():
     for r in results:
         assert 0 <= r.lcb <= r.winrate <= 1
         assert r.pv[0] == r.point
+
+
+def test_does_not_pass_while_groups_are_unsettled():
+    # the opponent has not passed and the board is open: pass is never chosen
+    class PassLover(CountingEvaluator):
+        def evaluate(self, nodes):
+            priors, values = super().evaluate(nodes)
+            priors[:, -1] = 1000.0  # the network "wants" to pass
+            return priors, values
+    alg = create_algorithm("mcts", model="none", visits=40, seed=1)
+    alg.search.evaluator = PassLover()
+    game = GameState(7, komi=7.5)
+    game.play(BLACK, vertex_to_index("D4", 7))
+    assert alg.choose_move(game, WHITE) is not None
+
+
+def test_passes_back_counting_dead_stones():
+    # black owns the board but for a dead white stone in its area; white passed.
+    # Counting A3 alive, the left side is neutral: 15 - 1 - 14.5 loses for
+    # black; with A3 dead black has all 25 points and passing wins
+    game = GameState(5, komi=14.5)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
+                        white=[vertex_to_index("A3", 5)])
+    game.play(WHITE, None)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    assert alg.choose_move(game, BLACK) is None

@@ -7,15 +7,17 @@ between moves and reused when the game follows it (play, genmove, undo).
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import GameState, area_score
+from imago.game import GameState
 
 from .algorithm import RESIGN, DecisionAlgorithm
 from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
+from .ownership import dead_stones, estimated_score, playout_ownership
 
 NO_MODEL = ("", "none", "playouts")
 
@@ -83,9 +85,12 @@ class MCTSAlgorithm(DecisionAlgorithm):
         root = self._search(state, color, seconds, stop, progress, interval)
         if root.terminal or not root.expanded:
             return None
-        if self._should_pass(state, color):
+        last = state.last_move
+        if last is not None and last.is_pass and self._passing_wins(state, color):
             return None
         i = self._pick(root, state)
+        if root.moves[i] is None and not self._passing_wins(state, color, settled=True):
+            i = self._best_board_move(root, i)
         winrate = self.root_winrate(root)
         if self._should_resign(state, winrate):
             return RESIGN
@@ -132,14 +137,38 @@ class MCTSAlgorithm(DecisionAlgorithm):
         n = root.visits[i]
         return 0.5 if n <= 0 else float((root.values[i] / n + 1) / 2)
 
-    def _should_pass(self, state: GameState, color: int) -> bool:
-        """Pass at once when the opponent has passed and the position as it
-        stands already wins for us by the area count."""
-        last = state.last_move
-        if last is None or not last.is_pass:
+    def ownership(self, state: GameState) -> Optional[list[float]]:
+        """The network's ownership estimate for the position (+1 Black), or
+        None without a network (the engine then uses playouts)."""
+        estimate = getattr(self.search.evaluator, "ownership", None)
+        return None if estimate is None else estimate(state.current, state.to_move)
+
+    def _passing_wins(self, state: GameState, color: int, settled: bool = False) -> bool:
+        """True when the game, ended now, is won by ``color`` by the area
+        count with dead stones removed; with ``settled``, also every string's
+        fate must be clear (ownership beyond +-0.6), else passing is refused."""
+        board = state.board
+        ownership = self.ownership(state)
+        if ownership is None:
+            ownership = playout_ownership(board, color, 64, random.Random(board.hash & 0xFFFF))
+        dead = dead_stones(board, ownership)
+        score = estimated_score(board, state.komi, ownership, dead)
+        if (score > 0) != (color == 1) or score == 0:
             return False
-        score = area_score(state.board, state.komi)
-        return score > 0 if color == 1 else score < 0
+        if settled:
+            stones = [p for p in board.on_board() if board.cells[p] in (1, 2)]
+            if any(abs(ownership[p]) < 0.6 for p in stones):
+                return False
+        return True
+
+    @staticmethod
+    def _best_board_move(root: SearchNode, pass_index: int) -> int:
+        """The most visited move other than pass (pass if none was searched)."""
+        best, best_visits = pass_index, 0.0
+        for i, (point, n) in enumerate(zip(root.moves, root.visits)):
+            if point is not None and n > best_visits:
+                best, best_visits = i, n
+        return best
 
     def _should_resign(self, state: GameState, winrate: float) -> bool:
         if self.no_resign or self.resign_threshold <= 0:
