@@ -26,7 +26,10 @@ KO_SETUP = ["c4", "e5", "d5", "e3", "d3", "f4", "a9", "d4", "e4"]
 
 
 def play(lines: list[str], **options) -> tuple[str, int, TerminalGame]:
-    """Run a game in-process on the given input lines; (output, exit code, game)."""
+    """Run a game in-process on the given input lines; (output, exit code, game).
+    The engine is ``random`` unless the test names another (these tests are
+    about the terminal game, not the default engine)."""
+    options.setdefault("algorithm", "random")
     out = io.StringIO()
     game = TerminalGame.create(io.StringIO("".join(f"{x}\n" for x in lines)), out, **options)
     code = game.run()
@@ -39,7 +42,10 @@ def hvh(lines: list[str], **options) -> tuple[str, int, TerminalGame]:
 
 
 def run_go(args: list[str], text: str = "") -> subprocess.CompletedProcess:
-    """go.py as a subprocess with ``text`` on stdin."""
+    """go.py as a subprocess with ``text`` on stdin (engine ``random``
+    unless the test names an algorithm)."""
+    if "--algorithm" not in args and "--help" not in args:
+        args = ["--algorithm", "random", *args]
     return subprocess.run([sys.executable, str(GO_PY), *args], input=text,
                           capture_output=True, text=True, cwd=REPO, timeout=60)
 

@@ -189,6 +189,10 @@ def test_next_line_timeout():
 
 # ---------------------------------------------------------------- imagocli.py
 def run_cli(text: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
+    """imagocli.py as a subprocess; the engine is ``random`` unless named
+    (these tests are about the protocol, not the default engine)."""
+    if "--algorithm" not in args and "-a" not in args:
+        args = ("--algorithm", "random", *args)
     return subprocess.run([sys.executable, str(CLI), *args], input=text, text=True,
                           capture_output=True, timeout=60, cwd=cwd)
 
@@ -235,7 +239,8 @@ def test_cli_bad_arguments():
 
 
 def test_cli_survives_binary_garbage():
-    proc = subprocess.run([sys.executable, str(CLI)], input=b"\xff\xfe name\nname\n",
+    proc = subprocess.run([sys.executable, str(CLI), "--algorithm", "random"],
+                          input=b"\xff\xfe name\nname\n",
                           capture_output=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout.decode().endswith("= imago\n\n")

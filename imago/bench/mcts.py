@@ -29,11 +29,8 @@ def option(argv: list[str], name: str, default: str) -> str:
 
 
 def default_model() -> str:
-    try:
-        from imago.nn.evaluator import default_model_path
-        import tensorflow  # noqa: F401  (the model needs it)
-    except ImportError:
-        return "none"
+    from imago.nn.evaluator import default_model_path
+
     path = default_model_path()
     return str(path) if path else "none"
 

@@ -50,7 +50,15 @@ class DecisionAlgorithm(ABC):
         """Release resources (threads, models) at engine shutdown."""
 
 
-DEFAULT_ALGORITHM = "random"
+def default_algorithm() -> str:
+    """``mcts`` guided by the shipped residual network when the model file
+    and TensorFlow are installed; else ``uct``, which needs neither."""
+    from imago.nn.evaluator import default_model_path  # no TensorFlow import
+
+    return "mcts" if default_model_path() is not None else "uct"
+
+
+DEFAULT_ALGORITHM = default_algorithm()
 """The algorithm imagocli.py and go.py use when none is named."""
 
 ALGORITHMS: dict[str, str] = {

@@ -23,7 +23,14 @@ NO_MODEL = ("", "none", "playouts")
 
 
 def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int) -> Any:
-    """A network evaluator for ``model`` (a path), or playouts for none."""
+    """A network evaluator for ``model`` (a path; ``default``: the shipped
+    residual network when it and TensorFlow are installed), or random
+    playouts for ``none``."""
+    if model == "default":
+        from imago.nn.evaluator import default_model_path
+
+        path = default_model_path()
+        model = None if path is None else str(path)
     if model is None or str(model).lower() in NO_MODEL:
         return PlayoutEvaluator(komi=komi, seed=seed)
     from imago.nn.evaluator import NetworkEvaluator  # imports TensorFlow
@@ -33,7 +40,8 @@ def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch
 class MCTSAlgorithm(DecisionAlgorithm):
     """PUCT tree search. Options (all settable from the command line):
 
-    - ``model``: network file (``none``: playouts instead);
+    - ``model``: network file (``default``: the shipped residual network
+      when available; ``none``: random playouts instead);
     - ``visits``: root visits per move when no time is given;
     - ``c_puct``, ``fpu_reduction``, ``batch_size``, ``virtual_loss``;
     - ``dirichlet_alpha`` (0: no root noise), ``noise_fraction``;
@@ -46,7 +54,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
 
     name = "mcts"
 
-    def __init__(self, model: Optional[str] = None, visits: int = 200, c_puct: float = 1.5,
+    def __init__(self, model: Optional[str] = "default", visits: int = 200, c_puct: float = 1.5,
                  fpu_reduction: float = 0.25, batch_size: int = 8, virtual_loss: float = 1.0,
                  dirichlet_alpha: float = 0.0, noise_fraction: float = 0.25,
                  temperature: float = 0.0, temperature_moves: int = 0,

@@ -22,9 +22,11 @@ DEFAULT_MODEL = "residual9.keras"
 
 
 def default_model_path() -> Optional[Path]:
-    """The shipped residual model, if it is there."""
+    """The shipped residual model, if it and TensorFlow are installed."""
+    from importlib.util import find_spec
+
     path = MODELS_DIR / DEFAULT_MODEL
-    return path if path.exists() else None
+    return path if path.exists() and find_spec("tensorflow") is not None else None
 
 
 class NetworkEvaluator:
