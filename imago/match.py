@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from imago.engine.gtp_client import EngineDied, GTPClient, GTPError, GTPTimeout
-from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter, format_result,
+from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
 
 

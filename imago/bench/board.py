@@ -17,20 +17,9 @@ from imago.game import BLACK, GameBoard, GameState
 
 
 def random_game(size: int, rng: random.Random) -> int:
-    """Play one random game; return the number of stones played."""
-    board = GameBoard(size)
-    color, passes, moves = BLACK, 0, 0
-    limit = 3 * size * size
-    while passes < 2 and moves < limit:
-        point = board.random_move(color, rng)
-        if point is None:
-            passes += 1
-        else:
-            passes = 0
-            board.place(point, color)
-            moves += 1
-        color = 3 - color
-    return moves
+    """Play one random game (``GameBoard.playout``); return the number of
+    stones played."""
+    return GameBoard(size).playout(BLACK, rng)
 
 
 def checked_game(size: int, rng: random.Random) -> int:

@@ -435,17 +435,7 @@ class PlayoutEvaluator:
             total = 0.0
             for _ in range(self.playouts):
                 board = node.board.copy()
-                color, passes, moves = node.to_move, 0, 0
-                limit = 3 * size * size
-                while passes < 2 and moves < limit:
-                    point = board.random_move(color, self.rng)
-                    if point is None:
-                        passes += 1
-                    else:
-                        passes = 0
-                        board.place(point, color)
-                    moves += 1
-                    color = 3 - color
+                board.playout(node.to_move, self.rng, node.passes)
                 score = area_score(board, self.komi)
                 black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
                 total += black if node.to_move == 1 else -black

@@ -26,19 +26,9 @@ def playout_ownership(board: GameBoard, to_move: int, playouts: int = 100,
     (+1 Black, -1 White, 0 off board)."""
     rng = rng or random.Random(0)
     total = [0] * len(board.cells)
-    limit = 3 * board.size * board.size
     for _ in range(playouts):
         b = board.copy()
-        color, passes, moves = to_move, 0, 0
-        while passes < 2 and moves < limit:
-            point = b.random_move(color, rng)
-            if point is None:
-                passes += 1
-            else:
-                passes = 0
-                b.place(point, color)
-            moves += 1
-            color = 3 - color
+        b.playout(to_move, rng)
         for p, owner in enumerate(area_owners(b)):
             if owner == BLACK:
                 total[p] += 1

@@ -54,20 +54,6 @@ def candidate_moves(board: GameBoard, color: int) -> list:
     return moves
 
 
-def playout(board: GameBoard, color: int, passes: int, rng: random.Random, limit: int) -> None:
-    """Finish the game on ``board`` with random non-eye-filling moves."""
-    moves = 0
-    while passes < 2 and moves < limit:
-        point = board.random_move(color, rng)
-        if point is None:
-            passes += 1
-        else:
-            passes = 0
-            board.place(point, color)
-        moves += 1
-        color = 3 - color
-
-
 class UCTAlgorithm(DecisionAlgorithm):
     """Classic UCT. Options: ``visits`` (simulations per move when no time
     is given), ``exploration`` (the UCB1 constant), ``resign_threshold``
@@ -142,7 +128,7 @@ class UCTAlgorithm(DecisionAlgorithm):
             node.children.append(child)
             node = child
             to_move = 3 - to_move
-        playout(board, to_move, passes, rng, limit)
+        board.playout(to_move, rng, passes, limit)
         score = area_score(board, komi)
         black_won = score > 0
         # backpropagation: a node's wins are its mover's wins

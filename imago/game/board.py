@@ -377,6 +377,29 @@ class GameBoard:
                 return point
         return None
 
+    def playout(self, color: int, rng: random.Random, passes: int = 0,
+                limit: Optional[int] = None) -> int:
+        """Finish the game on this board with random moves that never fill
+        the mover's own eyes (``color`` moves first; ``passes`` in a row
+        already played), until two passes in a row or ``limit`` moves
+        (default 3 x the points, passes included). Returns the number of
+        stones played."""
+        if limit is None:
+            limit = 3 * self.size * self.size
+        moves = stones = 0
+        random_move, place = self.random_move, self.place
+        while passes < 2 and moves < limit:
+            point = random_move(color, rng)
+            if point is None:
+                passes += 1
+            else:
+                passes = 0
+                place(point, color)
+                stones += 1
+            moves += 1
+            color = 3 - color
+        return stones
+
     def legal_moves(self, color: int) -> list[int]:
         """Every legal point for ``color`` (pass not included)."""
         return [p for p in self.empties if self.illegal_reason(p, color) is None]
