@@ -130,14 +130,18 @@ class FixedNetwork:
 
     any_size = True
 
-    def __init__(self, policy):
+    def __init__(self, policy, ownership=None):
         self.policy = np.asarray(policy, np.float32)
+        self.ownership = ownership
 
     def check_size(self, size):
         pass
 
     def evaluate_nodes(self, nodes, colors):
-        return {"policy": np.tile(self.policy, (len(nodes), 1))}
+        out = {"policy": np.tile(self.policy, (len(nodes), 1))}
+        if self.ownership is not None:
+            out["ownership"] = np.tile(self.ownership, (len(nodes), 1))
+        return out
 
     mask_policy = staticmethod(NeuralNetwork.mask_policy)
 
@@ -215,6 +219,29 @@ def test_policy_algorithm_ends_a_won_game_after_a_pass():
     state.play(BLACK, None)
     state.play(WHITE, None)
     assert algo.choose_move(state, BLACK) is None
+
+
+def test_policy_algorithm_does_not_pass_when_its_dead_stones_would_lose():
+    from imago.nn.policy_algorithm import PolicyAlgorithm
+
+    state = GameState(9, komi=9.5)
+    for r in range(9):
+        state.play(BLACK, state.point(4, r))
+        state.play(WHITE, state.point(5, r))
+    invader = state.point(7, 7)
+    state.play(BLACK, invader)  # a lone black stone in White's area
+    state.play(WHITE, None)
+    # counted as it stands Black wins (46 - 9 - 9.5); without the dead stone it loses
+    assert state.score() > 0 and state.score([invader]) < 0
+    ownership = np.ones(81, np.float32)  # from Black's side
+    ownership.reshape(9, 9)[:, 5:] = -1
+    reply = point_to_move(state.point(2, 2), 9)
+    dead_invader = PolicyAlgorithm(network=FixedNetwork(policy_with(reply, 0.5, 0.1), ownership))
+    assert dead_invader.choose_move(state, BLACK) == state.point(2, 2)
+    alive = ownership.copy()
+    alive[point_to_move(invader, 9)] = 1
+    trusting = PolicyAlgorithm(network=FixedNetwork(policy_with(reply, 0.5, 0.1), alive))
+    assert trusting.choose_move(state, BLACK) is None
 
 
 def test_policy_algorithm_with_a_saved_model(tmp_path, tiny_residual):

@@ -8,7 +8,8 @@ never chosen. It passes when
 - no other move is left,
 - the network rates the pass above the best remaining move, or
 - the opponent has just passed and the mover wins by counting the board as
-  it stands (all stones alive), so the game ends where it is won.
+  it stands, both with every stone alive and with the stones the network's
+  ownership head calls dead removed, so the game ends where it is won.
 
 TensorFlow is loaded when the algorithm is created, not when this module is
 imported.
@@ -24,7 +25,7 @@ import numpy as np
 from imago.engine.algorithm import DecisionAlgorithm
 from imago.game import BLACK, GameState, area_score
 
-from .features import legal_mask, move_to_point, point_to_move
+from .features import board_array, board_index, legal_mask, move_to_point, point_to_move
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
@@ -51,28 +52,36 @@ class PolicyAlgorithm(DecisionAlgorithm):
                 raise ValueError(f"policy: {err}") from None
         self.network = network
 
-    def move_probabilities(self, state: GameState, color: int) -> np.ndarray:
-        """The policy over ``size*size + 1`` moves (pass last) with illegal
-        moves and own-eye fills masked out, renormalised."""
+    def evaluate(self, state: GameState, color: int) -> dict[str, np.ndarray]:
+        """The network's outputs for ``color`` to move at ``state.current``,
+        with ``policy`` masked: illegal moves and own-eye fills removed,
+        renormalised (pass last)."""
         node = state.current
         board = node.board
         self.network.check_size(board.size)
-        policy = self.network.evaluate_nodes([node], [color])["policy"][0]
+        out = self.network.evaluate_nodes([node], [color])
+        out = {k: v[0] for k, v in out.items()}
         mask = legal_mask(board, color)
         size = board.size
         for move in np.flatnonzero(mask[:-1]):
             if board.is_eye(move_to_point(int(move), size), color):
                 mask[move] = False
-        return self.network.mask_policy(policy, mask)
+        out["policy"] = self.network.mask_policy(out["policy"], mask)
+        return out
+
+    def move_probabilities(self, state: GameState, color: int) -> np.ndarray:
+        """The masked policy over ``size*size + 1`` moves (pass last)."""
+        return self.evaluate(state, color)["policy"]
 
     def choose_move(self, state: GameState, color: int,
                     seconds: Optional[float] = None) -> Optional[int]:
-        board = state.board
-        size = board.size
+        size = state.board.size
+        out = self.evaluate(state, color)
         last = state.current
-        if last.is_pass and last.color != color and self._wins_now(state, color):
+        if last.is_pass and last.color != color and \
+                self.wins_now(state, color, out.get("ownership")):
             return None
-        probs = self.move_probabilities(state, color)
+        probs = out["policy"]
         pass_index = size * size
         if probs[:pass_index].sum() <= 0:
             return None
@@ -82,14 +91,26 @@ class PolicyAlgorithm(DecisionAlgorithm):
             move = int(self.rng.choice(len(weights), p=weights))
         else:
             move = int(np.argmax(probs))
-            if move != pass_index and probs[move] < probs[pass_index]:
-                move = pass_index
         return move_to_point(move, size)
 
     @staticmethod
-    def _wins_now(state: GameState, color: int) -> bool:
-        score = area_score(state.board, state.komi)
-        return score > 0 if color == BLACK else score < 0
+    def wins_now(state: GameState, color: int,
+                 ownership: Optional[np.ndarray] = None) -> bool:
+        """True if ``color`` wins the board as it stands, counted twice: with
+        every stone alive, and (given the network's ownership from
+        ``color``'s side) with the stones the network calls dead removed,
+        as a controller that removes dead stones would count it."""
+        board = state.board
+        sign = 1 if color == BLACK else -1
+        if sign * area_score(board, state.komi) <= 0:
+            return False
+        if ownership is None:
+            return True
+        cells = board_array(board)
+        points = board_index(board.size)
+        dead = points[((cells == color) & (ownership < -0.5))
+                      | ((cells == 3 - color) & (ownership > 0.5))]
+        return sign * area_score(board, state.komi, dead.tolist()) > 0
 
 
 def best_move_index(policy: np.ndarray, mask: np.ndarray) -> int:
