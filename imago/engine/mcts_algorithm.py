@@ -55,7 +55,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
     name = "mcts"
 
     def __init__(self, model: Optional[str] = "default", visits: int = 200, c_puct: float = 1.5,
-                 fpu_reduction: float = 0.25, batch_size: int = 8, virtual_loss: float = 1.0,
+                 fpu_reduction: float = 0.25, batch_size: int = 16, virtual_loss: float = 1.0,
                  dirichlet_alpha: float = 0.0, noise_fraction: float = 0.25,
                  temperature: float = 0.0, temperature_moves: int = 0,
                  resign_threshold: float = 0.05, resign_moves: int = 3,
