@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from imago.engine.algorithm import RESIGN, create_algorithm
 from imago.engine.mcts import PlayoutEvaluator, PUCTSearch, move_index
@@ -43,10 +44,20 @@ def test_opens_at_the_centre_on_3x3():
     assert index_to_vertex(search.results()[0].point, 3) == "B2"
 
 
-def test_finds_the_centre_opening_on_5x5():
-    game = GameState(5, komi=0)
-    alg = create_algorithm("mcts", model="none", visits=3000, seed=1)
-    assert index_to_vertex(alg.choose_move(game, BLACK), 5) == "C3"
+def test_playouts_are_searched_one_leaf_at_a_time():
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1, batch_size=16)
+    alg.choose_move(GameState(5, komi=0), BLACK)
+    assert alg.search.batch_size == 1
+
+
+def test_the_default_search_opens_at_the_centre_on_small_boards():
+    from imago.nn.evaluator import default_model_path
+    if default_model_path() is None:
+        pytest.skip("the shipped residual network (or TensorFlow) is not installed")
+    # 3x3: playouts (below the network's range); 5x5: the shipped network
+    for size, centre, visits in ((3, "B2", 1000), (5, "C3", 800)):
+        alg = create_algorithm("mcts", visits=visits, seed=1)
+        assert index_to_vertex(alg.choose_move(GameState(size, komi=0), BLACK), size) == centre
 
 
 def test_leaves_are_evaluated_in_batches():
@@ -149,7 +160,7 @@ def test_does_not_pass_while_groups_are_unsettled():
             priors[:, -1] = 1000.0  # the network "wants" to pass
             return priors, values
     alg = create_algorithm("mcts", model="none", visits=40, seed=1)
-    alg.search.evaluator = PassLover()
+    alg.network = PassLover()
     game = GameState(7, komi=7.5)
     game.play(BLACK, vertex_to_index("D4", 7))
     assert alg.choose_move(game, WHITE) is not None

@@ -20,6 +20,8 @@ from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
 from .ownership import dead_stones, estimated_score, playout_ownership
 
 NO_MODEL = ("", "none", "playouts")
+MIN_NETWORK_SIZE = 5
+"""Smaller boards are searched with playouts even when a network is loaded."""
 
 
 def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int) -> Any:
@@ -69,7 +71,11 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.no_resign = bool(no_resign) if not isinstance(no_resign, str) else \
             no_resign.lower() in ("1", "true", "yes")
         self.seed = seed
-        self.search = PUCTSearch(make_evaluator(model, 7.5, seed, int(batch_size)),
+        self.network = make_evaluator(model, 7.5, seed, int(batch_size))
+        self.playouts = self.network if isinstance(self.network, PlayoutEvaluator) \
+            else PlayoutEvaluator(komi=7.5, seed=seed)
+        self.batch_size = int(batch_size)
+        self.search = PUCTSearch(self.network,
                                  c_puct=float(c_puct), fpu_reduction=float(fpu_reduction),
                                  batch_size=int(batch_size), virtual_loss=float(virtual_loss),
                                  dirichlet_alpha=float(dirichlet_alpha),
@@ -80,16 +86,30 @@ class MCTSAlgorithm(DecisionAlgorithm):
     def new_game(self, state: GameState) -> None:
         self.search.forget()
         self.low_winrate_streak = 0
-        if isinstance(self.search.evaluator, PlayoutEvaluator):
-            self.search.evaluator.komi = state.komi
+        self._choose_evaluator(state)
+
+    def _choose_evaluator(self, state: GameState) -> None:
+        """The network from 5x5 up; random playouts on smaller boards, where
+        a network trained on 9x9 misjudges everything (on 3x3 it prefers to
+        pass) and search alone nearly solves the game. Playouts are
+        evaluated one leaf at a time: batching only pays for network calls,
+        and its virtual loss blurs the search."""
+        use_network = not isinstance(self.network, PlayoutEvaluator) and \
+            state.size >= MIN_NETWORK_SIZE
+        evaluator = self.network if use_network else self.playouts
+        if evaluator is not self.search.evaluator:
+            self.search.forget()
+            self.search.cache.clear()
+            self.search.evaluator = evaluator
+        self.search.batch_size = self.batch_size if use_network else 1
+        self.playouts.komi = state.komi
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
                     stop=None, progress=None, interval: float = 1.0) -> Optional[int]:
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics)."""
-        if isinstance(self.search.evaluator, PlayoutEvaluator):
-            self.search.evaluator.komi = state.komi
+        self._choose_evaluator(state)
         root = self._search(state, color, seconds, stop, progress, interval)
         if root.terminal or not root.expanded:
             return None
@@ -148,6 +168,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
     def ownership(self, state: GameState) -> Optional[list[float]]:
         """The network's ownership estimate for the position (+1 Black), or
         None without a network (the engine then uses playouts)."""
+        self._choose_evaluator(state)
         estimate = getattr(self.search.evaluator, "ownership", None)
         return None if estimate is None else estimate(state.current, state.to_move)
 
