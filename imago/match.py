@@ -10,7 +10,7 @@ and maximum seconds per move, and losses by illegal move, crash or time.
 Example::
 
     python -m imago.match --engine1 "python imagocli.py --algorithm uct" \\
-        --engine2 "gnugo --mode gtp --level 1" --games 10 --size 9 --time 2
+        --engine2 "gnugo --mode gtp --level 1 --seed {game}" --games 10 --size 9 --time 2
 """
 
 from __future__ import annotations
@@ -199,7 +199,9 @@ def report(stats: list[EngineStats], games: int) -> str:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m imago.match", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--engine1", required=True, help="command line of the first engine")
+    parser.add_argument("--engine1", required=True,
+                        help="command line of the first engine ({game} becomes the game "
+                             "number, e.g. for --seed {game})")
     parser.add_argument("--engine2", required=True, help="command line of the second engine")
     parser.add_argument("--name1", help="display name of engine 1")
     parser.add_argument("--name2", help="display name of engine 2")
@@ -221,7 +223,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if args.sgf_dir:
         os.makedirs(args.sgf_dir, exist_ok=True)
     stderr = None if args.show_stderr else subprocess_devnull()
-    names = [args.name1 or engine_name(args.engine1), args.name2 or engine_name(args.engine2)]
+    names = [args.name1 or engine_name(args.engine1.replace("{game}", "1")),
+             args.name2 or engine_name(args.engine2.replace("{game}", "1"))]
     if names[0] == names[1]:
         names = [names[0] + " (1)", names[1] + " (2)"]
     stats = [EngineStats(names[0]), EngineStats(names[1])]
@@ -230,7 +233,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     for number in range(args.games):
         first_black = number % 2 == 0
         order = (0, 1) if first_black else (1, 0)
-        commands = [args.engine1, args.engine2]
+        commands = [c.replace("{game}", str(number + 1)) for c in (args.engine1, args.engine2)]
         clients = []
         try:
             for i in order:

@@ -92,3 +92,14 @@ def test_client_times_out(tmp_path):
     with pytest.raises(GTPTimeout):
         client.send("genmove b", timeout=0.3)
     client.process.kill()
+
+
+def test_game_number_is_substituted_in_engine_commands(tmp_path, capsys):
+    seen = tmp_path / "seen.txt"
+    body = f'open(r"{seen}", "a").write(sys.argv[-1] + "\\n"); print("= pass\\n", flush=True)'
+    engine = fake_engine(tmp_path, "echoer", body)
+    status = match.main(["--engine1", f"{engine} {{game}}", "--engine2", IMAGO, "--games", "2",
+                         "--size", "5", "--referee", "imago", "--name1", "a", "--name2", "b"])
+    assert status == 0
+    assert "game 2:" in capsys.readouterr().out
+    assert sorted(set(seen.read_text().split())) == ["1", "2"]
