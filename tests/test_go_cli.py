@@ -519,3 +519,9 @@ def test_stats_line_after_engine_moves():
     game_out = run_go(["--algorithm", "uct", "-o", "visits=100", "--seed", "3", "--stats"],
                       "e5\nquit\n").stdout
     assert re.search(r"\(winrate \d+\.\d%, 100 visits, expects [A-HJ-T]\d+", game_out)
+
+
+def test_visits_and_no_resign_reach_the_engine():
+    proc = run_go(["--algorithm", "uct", "--visits", "40", "--no-resign", "--stats"], "e5\nquit\n")
+    assert proc.returncode == 0 and ", 40 visits" in proc.stdout
+    assert run_go(["--algorithm", "random", "--visits", "5"], "quit\n").returncode == 2

@@ -274,3 +274,21 @@ def test_cli_algorithm_options():
     assert proc.returncode == 2 and proc.stdout == ""
     assert "visits" in proc.stderr
     assert run_cli("", "-o", "novalue").returncode == 2
+
+
+def test_cli_visits_and_no_resign_flags():
+    proc = run_cli("genmove b\n", "--algorithm", "uct", "--visits", "30", "--no-resign",
+                   "--size", "5")
+    assert proc.returncode == 0 and proc.stdout.startswith("= ")
+    refused = run_cli("", "--algorithm", "random", "--visits", "30")
+    assert refused.returncode == 2
+    assert "does not search" in refused.stderr
+
+
+def test_shared_options_speak_each_algorithm_s_language():
+    from imago.engine.algorithm import shared_options
+    assert shared_options("mcts", 100, True) == {"visits": 100, "no_resign": True}
+    assert shared_options("uct", None, True) == {"resign_threshold": 0.0}
+    assert shared_options("random") == {}
+    with pytest.raises(ValueError):
+        shared_options("random", visits=10)

@@ -74,14 +74,38 @@ def algorithm_names() -> list[str]:
     return sorted(ALGORITHMS)
 
 
+def algorithm_class(name: str) -> type:
+    """The class registered as ``name`` (imported on first use)."""
+    target = ALGORITHMS.get(name)
+    if target is None:
+        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(algorithm_names())}")
+    module_name, _, class_name = target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def shared_options(name: str, visits: Optional[int] = None, no_resign: bool = False) -> dict:
+    """Algorithm options for the command lines' ``--visits`` and
+    ``--no-resign``, in the words the algorithm ``name`` understands.
+    Raises ValueError when it has no such setting."""
+    import inspect
+
+    accepted = set(inspect.signature(algorithm_class(name).__init__).parameters)
+    options: dict[str, Any] = {}
+    if visits is not None:
+        if "visits" not in accepted:
+            raise ValueError(f"the {name} algorithm does not search, so --visits means nothing to it")
+        options["visits"] = visits
+    if no_resign:
+        if "no_resign" in accepted:
+            options["no_resign"] = True
+        elif "resign_threshold" in accepted:
+            options["resign_threshold"] = 0.0
+    return options
+
+
 def create_algorithm(name: str, **options: Any) -> DecisionAlgorithm:
     """Instantiate the algorithm registered as ``name``.
 
     Raises ValueError naming the known algorithms for an unknown name.
     """
-    target = ALGORITHMS.get(name)
-    if target is None:
-        raise ValueError(f"unknown algorithm {name!r}; choose from {', '.join(algorithm_names())}")
-    module_name, _, class_name = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), class_name)
-    return cls(**options)
+    return algorithm_class(name)(**options)

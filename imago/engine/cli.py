@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 import imago
 from imago.game.coords import MAX_SIZE
 
-from .algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm
+from .algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm, shared_options
 from .engine import GameEngine
 from .gtp_io import ImagoIO
 from .timecontrol import TimeControl
@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
+    parser.add_argument("--visits", type=int, default=None, metavar="N",
+                        help="search visits per move when there is no time limit "
+                             "(mcts, uct)")
+    parser.add_argument("--no-resign", action="store_true", help="never resign")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -104,6 +108,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.seed is not None:
         options["seed"] = args.seed
     try:
+        options.update(shared_options(args.algorithm, args.visits, args.no_resign))
         algorithm = create_algorithm(args.algorithm, **options)
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
