@@ -177,9 +177,12 @@ class MCTSAlgorithm(DecisionAlgorithm):
         count with dead stones removed; with ``settled``, also every string's
         fate must be clear (ownership beyond +-0.6), else passing is refused."""
         board = state.board
-        ownership = self.ownership(state)
-        if ownership is None:
-            ownership = playout_ownership(board, color, 64, random.Random(board.hash & 0xFFFF))
+        # the same kind of estimate as the engine's final count, so a pass
+        # never disagrees with the score it expects (playouts; see
+        # GameEngine.final_ownership)
+        playouts = max(64, 12000 // (board.size * board.size))
+        ownership = playout_ownership(board, state.to_move, playouts,
+                                      random.Random(board.hash & 0xFFFF))
         dead = dead_stones(board, ownership)
         score = estimated_score(board, state.komi, ownership, dead)
         if (score > 0) != (color == 1) or score == 0:
