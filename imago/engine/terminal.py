@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO
 
-from imago.game import (BLACK, EMPTY, WHITE, GameBoard, GameState, IllegalMoveError,
-                        area_counts, index_to_vertex, opponent, vertex_to_index)
+from imago.game import (BLACK, WHITE, GameBoard, GameState, IllegalMoveError, area_counts,
+                        format_board, index_to_vertex, opponent, vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
-from imago.game.display import STONE_CHARS, star_points
+from imago.game.display import STONE_CHARS
 
 from .algorithm import DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm, create_algorithm
 
@@ -49,29 +49,9 @@ def color_name(color: int) -> str:
 
 def render_board(board: GameBoard, last_move: Optional[int] = None) -> str:
     """The board with GTP coordinates on all sides, ``X`` Black, ``O`` White,
-    ``+`` star points, and the last move in parentheses (which take the
-    place of the spaces beside it, so the columns stay aligned)."""
-    size = board.size
-    letters = " ".join(GTP_COLUMNS[:size])
-    stars = star_points(size)
-    lines = [f"   {letters}"]
-    for row, colours in enumerate(board.rows()):
-        number = size - row
-        cells = []
-        for col, colour in enumerate(colours):
-            ch = STONE_CHARS[colour]
-            if colour == EMPTY and (col, row) in stars:
-                ch = "+"
-            cells.append(ch)
-        gaps = [" "] * (size + 1)  # gaps[c] is left of column c
-        if last_move is not None and board.cells[last_move] != EMPTY:
-            col, last_row = board.colrow(last_move)
-            if last_row == row:
-                gaps[col], gaps[col + 1] = "(", ")"
-        text = "".join(gap + cell for gap, cell in zip(gaps, cells)) + gaps[size]
-        lines.append(f"{number:>2}{text}{number}")
-    lines.append(f"   {letters}")
-    return "\n".join(lines)
+    ``+`` star points, and the last move in parentheses (GTP showboard's
+    drawing, :func:`imago.game.format_board`)."""
+    return format_board(board, last_move, margin=2)
 
 
 def new_game_state(size: int = DEFAULT_SIZE, komi: Optional[float] = None,

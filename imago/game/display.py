@@ -24,35 +24,37 @@ def plural(count: int, word: str) -> str:
 
 
 def format_board(board: GameBoard, last_move: Optional[int] = None,
-                 captures: Optional[tuple[int, int]] = None) -> str:
+                 captures: Optional[tuple[int, int]] = None, margin: int = 3) -> str:
     """The board with GTP coordinates on all sides. ``X`` is Black, ``O``
-    White; the last move is drawn in parentheses; captures, when given,
-    are shown beside the top rows."""
+    White, ``+`` a star point; the last move is drawn in parentheses;
+    captures, when given, are shown beside the top rows. Row numbers take
+    ``margin`` columns on the left (2 or 3)."""
     size = board.size
     letters = " ".join(GTP_COLUMNS[:size])
     stars = star_points(size)
-    lines = [f"    {letters}"]
+    indent = " " * (margin + 1)
+    right = " " * (margin - 2)
+    lines = [f"{indent}{letters}"]
+    last = board.colrow(last_move) if last_move is not None else None
     for row, colours in enumerate(board.rows()):
         number = size - row
-        # each cell is drawn as " X"; the last move replaces its own space
-        # and the next cell's space with parentheses: "(X)"
-        text = ""
+        cells = []
         for col, c in enumerate(colours):
             ch = STONE_CHARS[c]
             if c == EMPTY and (col, row) in stars:
                 ch = "+"
-            if board.index(col, row) == last_move:
-                text += "(" + ch + ")"
-            elif text.endswith(")"):
-                text += ch
-            else:
-                text += " " + ch
-        line = f"{number:>3}{text}"
-        line = line.ljust(4 + 2 * size) + f" {number}"
+            cells.append(ch)
+        # gaps[c] is the space left of column c; the last move's parentheses
+        # take the places of the spaces beside it, so columns stay aligned
+        gaps = [" "] * (size + 1)
+        if last is not None and last[1] == row:
+            gaps[last[0]], gaps[last[0] + 1] = "(", ")"
+        text = "".join(gap + cell for gap, cell in zip(gaps, cells)) + gaps[size]
+        line = f"{number:>{margin}}{text}{right}{number}"
         if captures is not None and row == 0:
             line += f"    Black (X) has captured {plural(captures[0], 'stone')}"
         if captures is not None and row == 1:
             line += f"    White (O) has captured {plural(captures[1], 'stone')}"
         lines.append(line)
-    lines.append(f"    {letters}")
+    lines.append(f"{indent}{letters}")
     return "\n".join(lines)
