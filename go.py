@@ -12,8 +12,8 @@ import os
 import sys
 from typing import Optional
 
-from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names, shared_options
-from imago.engine.cli import parse_option  # the same -o as imagocli
+from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
+from imago.engine.cli import add_engine_arguments, engine_options  # as imagocli
 from imago.engine.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
                                    TerminalGame)
 from imago.game import BLACK, WHITE
@@ -46,17 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--algorithm", default=DEFAULT_ALGORITHM, metavar="NAME",
                         help=f"the engine's decision algorithm: "
                              f"{', '.join(algorithm_names())} (default: {DEFAULT_ALGORITHM})")
-    parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
-                        metavar="KEY=VALUE",
-                        help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="random seed for the engine, for repeatable games")
+    add_engine_arguments(parser)
     parser.add_argument("--time", type=float, default=None, metavar="SECONDS",
                         help="thinking time per engine move (default: the "
                              "algorithm's own)")
-    parser.add_argument("--visits", type=int, default=None, metavar="N",
-                        help="search visits per engine move (mcts, uct)")
-    parser.add_argument("--no-resign", action="store_true", help="the engine never resigns")
     parser.add_argument("--stats", action="store_true",
                         help="after each engine move, show its win rate, visits and "
                              "expected continuation (search algorithms)")
@@ -75,12 +68,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     humans = (BLACK, WHITE) if args.human_vs_human else \
         ((BLACK,) if args.color == "black" else (WHITE,))
     try:
-        options = shared_options(args.algorithm, args.visits, args.no_resign) \
-            if not args.human_vs_human else {}
-        options.update(dict(args.option))
+        options = engine_options(args) if not args.human_vs_human else {}
         game = TerminalGame.create(sys.stdin, sys.stdout, size=args.size, komi=args.komi,
                                    handicap=args.handicap, humans=humans,
-                                   algorithm=args.algorithm, seed=args.seed,
+                                   algorithm=args.algorithm,
                                    seconds=args.time, options=options)
     except ValueError as exc:
         parser.error(str(exc))

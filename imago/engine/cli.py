@@ -63,6 +63,31 @@ def parse_option(text: str) -> tuple[str, object]:
     return key, raw
 
 
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that shape the engine's algorithm, shared by imagocli.py
+    and go.py: ``-o KEY=VALUE``, ``--seed``, ``--visits``, ``--no-resign``."""
+    parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="random seed, for repeatable games")
+    parser.add_argument("--visits", type=int, default=None, metavar="N",
+                        help="search visits per move when there is no time limit "
+                             "(mcts, uct)")
+    parser.add_argument("--no-resign", action="store_true", help="never resign")
+
+
+def engine_options(args: argparse.Namespace) -> dict:
+    """The algorithm's keyword options from :func:`add_engine_arguments`'
+    flags (``-o`` wins over the others). Raises ValueError when the
+    algorithm has no use for one of them."""
+    options = shared_options(args.algorithm, args.visits, args.no_resign)
+    if args.seed is not None:
+        options["seed"] = args.seed
+    options.update(dict(args.option))
+    return options
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
     parser = argparse.ArgumentParser(
@@ -72,22 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--algorithm", "-a", default=DEFAULT_ALGORITHM,
                         choices=algorithm_names(),
                         help=f"how moves are chosen (default: {DEFAULT_ALGORITHM})")
-    parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
-                        metavar="KEY=VALUE",
-                        help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
+    add_engine_arguments(parser)
     parser.add_argument("--size", type=_size, default=19,
                         help="board size until the controller sends boardsize (default: 19)")
     parser.add_argument("--komi", type=float, default=7.5,
                         help="komi until the controller sends komi (default: 7.5)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="random seed, for repeatable games")
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
-    parser.add_argument("--visits", type=int, default=None, metavar="N",
-                        help="search visits per move when there is no time limit "
-                             "(mcts, uct)")
-    parser.add_argument("--no-resign", action="store_true", help="never resign")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -104,11 +121,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("imago")
 
-    options = dict(args.option)
-    if args.seed is not None:
-        options["seed"] = args.seed
+    options: dict = {}
     try:
-        options.update(shared_options(args.algorithm, args.visits, args.no_resign))
+        options = engine_options(args)
         algorithm = create_algorithm(args.algorithm, **options)
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
