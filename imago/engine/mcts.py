@@ -118,7 +118,10 @@ class SearchNode:
                 self.cprior[i] = 0.0
                 return None
             board = self.board.copy()
-            board.play(point, self.to_move)
+            if point is PASS:
+                board.play(PASS, self.to_move)
+            else:
+                board.place(point, self.to_move)  # legality was just checked
             passes = self.passes + 1 if point is PASS else 0
             node = SearchNode(board, 3 - self.to_move, self.to_move, point, passes, self, self)
             self.children[i] = node
