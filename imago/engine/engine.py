@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import random
 import sys
 import time
 from typing import Callable, Iterable, Optional
@@ -21,7 +20,7 @@ from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, are
 
 from .algorithm import RESIGN, DecisionAlgorithm
 from .stream import NullStream
-from .ownership import dead_stones, estimated_score, playout_ownership, seki_stones
+from .ownership import dead_stones, estimated_score, final_ownership, seki_stones
 from .timecontrol import TimeControl
 
 log = logging.getLogger(__name__)
@@ -56,8 +55,6 @@ class GameEngine:
         self.stream = NullStream()  # set by ImagoIO while a command runs
         self.gogui_gfx = False      # live gogui-gfx lines on stderr
         self.gfx_progress: Optional[Callable] = None
-        self._ownership_key: Optional[tuple] = None
-        self._ownership: list[float] = []
         self.quit_requested = False
         self.algorithm.new_game(self.state)
 
@@ -177,19 +174,9 @@ class GameEngine:
         return values if values is not None else self.final_ownership()
 
     def final_ownership(self) -> list[float]:
-        """The estimate that decides dead stones and the final count: random
-        playouts, cached per position. Measured on the finished games of the
-        shared data, it reproduces GNU Go's final_score in 370 of 390 games
-        where the 9x9 network's ownership head does in 226 (KataGo's results:
-        706 and 708 of 724), so the count uses playouts even with a network."""
-        board = self.state.board
-        key = (board.hash, self.state.to_move, self.state.komi)
-        if self._ownership_key != key:
-            playouts = max(64, 12000 // (board.size * board.size))
-            values = playout_ownership(board, self.state.to_move, playouts,
-                                       random.Random(board.hash & 0xFFFF))
-            self._ownership_key, self._ownership = key, values
-        return self._ownership
+        """The estimate that decides dead stones and the final count (see
+        :func:`imago.engine.ownership.final_ownership`)."""
+        return final_ownership(self.state.board, self.state.to_move)
 
     def dead_stones(self) -> list[int]:
         """The stones imago considers dead: strings standing on points the

@@ -7,7 +7,6 @@ between moves and reused when the game follows it (play, genmove, undo).
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Any, Optional
 
@@ -17,7 +16,7 @@ from imago.game import GameState
 
 from .algorithm import RESIGN, DecisionAlgorithm
 from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
-from .ownership import dead_stones, estimated_score, playout_ownership
+from .ownership import dead_stones, estimated_score, final_ownership
 
 NO_MODEL = ("", "none", "playouts")
 MIN_NETWORK_SIZE = 5
@@ -177,12 +176,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         count with dead stones removed; with ``settled``, also every string's
         fate must be clear (ownership beyond +-0.6), else passing is refused."""
         board = state.board
-        # the same kind of estimate as the engine's final count, so a pass
-        # never disagrees with the score it expects (playouts; see
-        # GameEngine.final_ownership)
-        playouts = max(64, 12000 // (board.size * board.size))
-        ownership = playout_ownership(board, state.to_move, playouts,
-                                      random.Random(board.hash & 0xFFFF))
+        # the estimate of the engine's final count, so a pass never
+        # disagrees with the score it expects
+        ownership = final_ownership(board, state.to_move)
         dead = dead_stones(board, ownership)
         score = estimated_score(board, state.komi, ownership, dead)
         if (score > 0) != (color == 1) or score == 0:

