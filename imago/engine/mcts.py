@@ -232,9 +232,9 @@ class PUCTSearch:
         the most visited move can no longer be overtaken."""
         root = self.set_root(state, color)
         if not root.expanded and not root.terminal:
-            self._evaluate([root])
-        if root.expanded:
-            self._make_exact(root)
+            self._evaluate([root])          # expanded with legal moves only
+        elif root.expanded:
+            self._make_exact(root)          # a reused root was expanded lazily
         if self.dirichlet_alpha > 0 and root.expanded:
             noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(root.moves))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
