@@ -176,3 +176,10 @@ def test_passes_back_counting_dead_stones():
     game.play(WHITE, None)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     assert alg.choose_move(game, BLACK) is None
+
+
+def test_playout_evaluator_takes_plain_game_nodes():
+    # the evaluator protocol promises only board, parent and to_move
+    game = GameState(5)
+    priors, values = PlayoutEvaluator(seed=1).evaluate([game.current])
+    assert priors.shape == (1, 26) and -1 <= values[0] <= 1

@@ -438,7 +438,8 @@ class PlayoutEvaluator:
             total = 0.0
             for _ in range(self.playouts):
                 board = node.board.copy()
-                board.playout(node.to_move, self.rng, node.passes)
+                # search nodes know the passes that led to them; others start afresh
+                board.playout(node.to_move, self.rng, getattr(node, "passes", 0))
                 score = area_score(board, self.komi)
                 black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
                 total += black if node.to_move == 1 else -black
