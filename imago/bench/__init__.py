@@ -6,3 +6,23 @@ run). With no topic, ``board`` runs.
 """
 
 TOPICS = ("board", "sgf", "nn", "mcts")
+
+
+def random_positions(count: int, size: int = 9, min_moves: int = 10, max_moves: int = 40) -> list:
+    """Game-tree nodes of random games, each ``min_moves``..``max_moves``
+    moves in (inclusive), the same ones on every run: the positions the
+    network and search benchmarks evaluate."""
+    import random
+
+    from imago.game import BLACK, GameState
+
+    rng = random.Random(7)
+    nodes = []
+    while len(nodes) < count:
+        game = GameState(size)
+        color = BLACK
+        for _ in range(rng.randint(min_moves, max_moves)):
+            game.play(color, game.board.random_move(color, rng))
+            color = 3 - color
+        nodes.append(game.current)
+    return nodes

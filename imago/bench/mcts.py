@@ -12,11 +12,11 @@ none`` for the playout evaluator).
 from __future__ import annotations
 
 import os
-import random
 import statistics
 import sys
 import time
 
+from imago.bench import random_positions
 from imago.engine.mcts import PlayoutEvaluator, PUCTSearch
 from imago.game import BLACK, GameState
 
@@ -42,20 +42,6 @@ def make_evaluator(model: str, batch: int):
     return NetworkEvaluator(model, batch_size=batch), os.path.basename(model)
 
 
-def sample_positions(count: int, size: int = 9) -> list:
-    """Positions from random games, 10-40 moves in, as game-tree nodes."""
-    rng = random.Random(7)
-    nodes = []
-    while len(nodes) < count:
-        game = GameState(size)
-        color = BLACK
-        for _ in range(rng.randint(10, 40)):
-            game.play(color, game.board.random_move(color, rng))
-            color = 3 - color
-        nodes.append(game.current)
-    return nodes
-
-
 def main(argv: list[str]) -> int:
     quick = "--quick" in argv
     batch = int(option(argv, "batch", "8"))
@@ -64,7 +50,7 @@ def main(argv: list[str]) -> int:
     runs = 3 if quick else 5
     print(f"imago MCTS benchmark: evaluator {label}, batch {batch}, 9x9, median of {runs} runs")
 
-    nodes = sample_positions(batch * 8)
+    nodes = random_positions(batch * 8)
     evaluator.evaluate(nodes[:batch])  # warm-up (compilation)
     raw = []
     for _ in range(runs):

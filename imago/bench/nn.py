@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from imago.bench import random_positions
+
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -33,19 +35,7 @@ DATA = REPO.parent / "shared" / "data"
 
 def _positions(n: int = 64, size: int = 9):
     """Game-tree nodes of random games (varied move numbers)."""
-    from imago.game import BLACK, GameState
-
-    rng = random.Random(7)
-    nodes = []
-    while len(nodes) < n:
-        state = GameState(size)
-        color = BLACK
-        for _ in range(rng.randrange(10, 60)):
-            move = state.board.random_move(color, rng)
-            state.play(color, move)
-            color = 3 - color
-        nodes.append(state.current)
-    return nodes
+    return random_positions(n, size, 10, 59)
 
 
 def _timed(fn, seconds: float) -> float:
