@@ -141,13 +141,17 @@ def test_snapback():
     assert b.play(v(b, "B1"), BLACK) == 5      # ...and black takes back five
 
 
+KO = """
+    . X O . .
+    X . X O .
+    . X O . .
+    . . . . .
+    . . . . ."""
+"""White B4 takes the black stone at C4: a ko."""
+
+
 def test_simple_ko_and_retake_after_a_threat():
-    b = board_from("""
-        . X O . .
-        X . X O .
-        . X O . .
-        . . . . .
-        . . . . .""")
+    b = board_from(KO)
     assert b.play(v(b, "B4"), WHITE) == 1  # white captures C4
     assert b.ko_point == v(b, "C4")
     assert b.illegal_reason(v(b, "C4"), BLACK) == "ko"
@@ -158,12 +162,7 @@ def test_simple_ko_and_retake_after_a_threat():
 
 
 def test_pass_lifts_the_ko_marker_but_retaking_after_two_passes_is_superko():
-    b = board_from("""
-        . X O . .
-        X . X O .
-        . X O . .
-        . . . . .
-        . . . . .""")
+    b = board_from(KO)
     b.play(v(b, "B4"), WHITE)
     b.play(None, BLACK)
     assert b.ko_point == 0

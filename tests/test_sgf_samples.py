@@ -8,6 +8,7 @@ import os
 import pytest
 
 from imago.sgf import SGFError, dumps, load, loads, parse
+from test_sgf_convert import tree_signature
 
 # file -> words of the SGFError a strict load must raise
 STRICT_FAILURES = {
@@ -40,15 +41,6 @@ LENIENT_FAILURES = {
 
 # loading builds a board per node: ~60,000 19x19 boards take seconds and GBs
 BIG = 1_000_000
-
-
-def signature(root) -> list:
-    """Everything a GameMove tree says, node by node in depth-first order
-    (with the number of children, which fixes the shape)."""
-    return [(node.color, node.point, node.to_move, node.number, node.captures,
-             {c: sorted(p) for c, p in node.setup.items() if p},
-             node.properties, node.board.hash, tuple(node.board.cells), len(node.children))
-            for node in root.iter_tree()]
 
 
 def sample_files(shared_data):
@@ -138,4 +130,4 @@ def test_sample_texts_round_trip(shared_data):
             continue
         for game in load(path):
             [again] = loads(dumps(game))
-            assert signature(game.root) == signature(again.root)
+            assert tree_signature(game.root) == tree_signature(again.root)
