@@ -257,7 +257,7 @@ def test_policy_algorithm_with_a_saved_model(tmp_path, tiny_residual):
 @pytest.mark.parametrize("name", ["residual9", "conv9", "dense9"])
 def test_shipped_models_load_and_play_legal_moves(name):
     from imago.engine.algorithm import create_algorithm
-    from imago.nn.policy_algorithm import MODELS_DIR
+    from imago.nn.evaluator import MODELS_DIR
 
     path = MODELS_DIR / f"{name}.keras"
     if not path.exists():

@@ -18,15 +18,15 @@ import numpy as np
 from imago.game import BLACK
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = "residual9.keras"
+DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
 
 
 def default_model_path() -> Optional[Path]:
     """The shipped residual model, if it and TensorFlow are installed."""
     from importlib.util import find_spec
 
-    path = MODELS_DIR / DEFAULT_MODEL
-    return path if path.exists() and find_spec("tensorflow") is not None else None
+    exists = DEFAULT_MODEL.exists() and find_spec("tensorflow") is not None
+    return DEFAULT_MODEL if exists else None
 
 
 class NetworkEvaluator:

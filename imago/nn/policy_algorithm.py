@@ -25,10 +25,8 @@ import numpy as np
 from imago.engine.algorithm import DecisionAlgorithm
 from imago.game import BLACK, GameState, area_score
 
+from .evaluator import DEFAULT_MODEL
 from .features import board_array, board_index, legal_mask, move_to_point, point_to_move
-
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
 
 
 class PolicyAlgorithm(DecisionAlgorithm):
@@ -113,9 +111,4 @@ class PolicyAlgorithm(DecisionAlgorithm):
         return sign * area_score(board, state.komi, dead.tolist()) > 0
 
 
-def best_move_index(policy: np.ndarray, mask: np.ndarray) -> int:
-    """Flat index of the most probable move allowed by ``mask``."""
-    return int(np.argmax(np.where(mask, policy, -1.0)))
-
-
-__all__ = ["PolicyAlgorithm", "DEFAULT_MODEL", "best_move_index", "point_to_move"]
+__all__ = ["PolicyAlgorithm", "DEFAULT_MODEL", "point_to_move"]
