@@ -83,22 +83,11 @@ class GameEngine:
         self.time_control.reset_clocks()
         self.algorithm.new_game(self.state)
 
-    def _position_changed(self) -> None:
-        """Tell the algorithm that the current node moved (play, undo,
-        handicap, genmove). An algorithm that keeps a search tree may define
-        ``position_changed(state)`` to reuse or drop it; the interface does
-        not require it."""
-        hook = getattr(self.algorithm, "position_changed", None)
-        if hook is not None:
-            hook(self.state)
-
     # ------------------------------------------------------------ moves
     def play(self, color: int, point: Optional[int]) -> GameMove:
         """Play a move of either colour (None: pass). Raises
         :class:`IllegalMoveError` with the reason; the game is unchanged."""
-        node = self.state.play(color, point)
-        self._position_changed()
-        return node
+        return self.state.play(color, point)
 
     def choose_move(self, color: int, progress: Optional[Callable] = None,
                     interval: Optional[float] = None) -> Optional[int]:
@@ -143,26 +132,21 @@ class GameEngine:
         """Take back the last move. Raises ValueError("cannot undo") when
         there is none (handicap stones are not moves)."""
         self.state.undo()
-        self._position_changed()
 
     # ------------------------------------------------------------ handicap
     def fixed_handicap(self, stones: int) -> list[int]:
         """Place a fixed handicap; returns the points. Raises ValueError
         ("board not empty", "invalid number of stones ...")."""
-        points = self.state.set_fixed_handicap(stones)
-        self._position_changed()
-        return points
+        return self.state.set_fixed_handicap(stones)
 
     def place_free_handicap(self, stones: int) -> list[int]:
         """Let imago choose and place ``stones`` handicap stones."""
         points = self.state.place_free_handicap(stones)
-        self._position_changed()
         return points
 
     def set_free_handicap(self, points: list[int]) -> None:
         """Place handicap stones where the opponent chose."""
         self.state.set_free_handicap(points)
-        self._position_changed()
 
     # ------------------------------------------------------------ scoring
     def ownership(self) -> list[float]:
