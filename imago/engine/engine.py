@@ -141,8 +141,7 @@ class GameEngine:
 
     def place_free_handicap(self, stones: int) -> list[int]:
         """Let imago choose and place ``stones`` handicap stones."""
-        points = self.state.place_free_handicap(stones)
-        return points
+        return self.state.place_free_handicap(stones)
 
     def set_free_handicap(self, points: list[int]) -> None:
         """Place handicap stones where the opponent chose."""
