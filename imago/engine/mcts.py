@@ -90,6 +90,7 @@ class SearchNode:
             moves = list(board.empties)
         moves.append(PASS)
         stride = size + 2
+        # move_index() inlined: this runs for every move of every new leaf
         index = [(p // stride - 1) * size + p % stride - 1 if p is not None else size * size
                  for p in moves]
         priors = np.asarray(policy, dtype=np.float64)[index]
