@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from imago.engine.algorithm import RESIGN, create_algorithm
-from imago.game import BLACK, WHITE, GameState, index_to_vertex, vertex_to_index
+from imago.game import BLACK, GameState, index_to_vertex, vertex_to_index
 
 
 def test_opens_at_the_centre_on_3x3():
