@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MIN_SECONDS, NONE,
-                                      SAFETY_FRACTION, SAFETY_SECONDS, TimeControl,
+                                      SAFETY_FRACTION, SAFETY_SECONDS, SAFETY_SHARE,
+                                      TimeControl,
                                       expected_game_moves)
 from imago.game import BLACK, WHITE
 
 
-def margin(budget: float) -> float:
-    return budget * (1 - SAFETY_FRACTION) - SAFETY_SECONDS
+def margin(budget: float, byo_yomi: bool = True) -> float:
+    fixed = min(SAFETY_SECONDS, SAFETY_SHARE * budget) if byo_yomi else SAFETY_SECONDS
+    return budget * (1 - SAFETY_FRACTION) - fixed
 
 
 def test_no_clock_uses_the_default():
@@ -66,12 +68,13 @@ def test_absolute_budget_shares_the_main_time():
     tc = TimeControl(5.0)  # the default does not apply under a clock
     tc.time_settings(600, 0, 0)
     first = tc.seconds_for_move(BLACK, 0, 19)
-    assert first == pytest.approx(margin(600 / (253 / 2)))
+    assert first == pytest.approx(margin(600 / (253 / 2), byo_yomi=False))
     # late in the game the time left is never spread over fewer than a
     # third of the expected game or 10 moves
-    assert tc.seconds_for_move(BLACK, 400, 19) == pytest.approx(margin(600 / (253 / 3)))
-    assert tc.seconds_for_move(BLACK, 400, 9) == pytest.approx(margin(600 / 19))
-    assert tc.seconds_for_move(BLACK, 400, 5) == pytest.approx(margin(60))
+    assert tc.seconds_for_move(BLACK, 400, 19) == pytest.approx(
+        margin(600 / (253 / 3), byo_yomi=False))
+    assert tc.seconds_for_move(BLACK, 400, 9) == pytest.approx(margin(600 / 19, byo_yomi=False))
+    assert tc.seconds_for_move(BLACK, 400, 5) == pytest.approx(margin(60, byo_yomi=False))
     tc.time_left(BLACK, 0, 0)
     assert tc.seconds_for_move(BLACK, 10, 19) == MIN_SECONDS
 
@@ -87,6 +90,16 @@ def test_canadian_budget():
     assert (clock.main, clock.period, clock.stones) == (0, 30, 5)
     tc.time_left(BLACK, 45, 0)  # back in main time
     assert tc.clock(BLACK).main == 45
+
+
+def test_a_short_budget_keeps_a_proportional_margin():
+    """One second a move (``time_settings 0 1 1``): the search gets 0.7 s,
+    not the 0.4 s a fixed half-second margin would leave it."""
+    tc = TimeControl()
+    tc.time_settings(0, 1, 1)
+    assert tc.seconds_for_move(BLACK, 0, 9) == pytest.approx(0.7)
+    tc.time_settings(0, 30, 1)
+    assert tc.seconds_for_move(BLACK, 0, 9) == pytest.approx(30 * 0.9 - 0.5)
 
 
 def test_japanese_byoyomi_budget():

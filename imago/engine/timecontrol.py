@@ -32,7 +32,11 @@ SYSTEMS = (NONE, ABSOLUTE, CANADIAN, BYOYOMI)
 SAFETY_FRACTION = 0.1
 """Share of a move's budget kept back for the engine's own overhead."""
 SAFETY_SECONDS = 0.5
-"""Seconds kept back on every move for transmission and GUI delays."""
+"""Seconds kept back on every move for transmission and GUI delays..."""
+SAFETY_SHARE = 0.2
+"""...but, when byo-yomi follows, never more than this share of a short
+budget: with 1 s a move a fixed half second would leave the search 0.4 s.
+(Absolute time keeps the whole margin: lag there adds up to a loss.)"""
 MIN_SECONDS = 0.05
 """The least time a move is given, even with the clock nearly out."""
 MIN_MOVES_LEFT = 10
@@ -177,7 +181,8 @@ class TimeControl:
                          board_size: int) -> Optional[float]:
         """Seconds ``color`` may think on its next move: None when neither
         a clock nor a default is set, the default without a clock, else a
-        share of the time left minus a safety margin (never below
+        share of the time left minus a safety margin (10% plus 0.5 s; with
+        byo-yomi, 10% plus 20% when that is less; never below
         :data:`MIN_SECONDS`)."""
         if self.unlimited:
             return self.default_seconds
@@ -192,7 +197,10 @@ class TimeControl:
             budget = max(main_share, self._byo_yomi_move(clock, fresh=True))
         else:
             budget = self._byo_yomi_move(clock, fresh=False)
-        return max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - SAFETY_SECONDS)
+        margin = SAFETY_SECONDS
+        if self.system != ABSOLUTE:
+            margin = min(margin, SAFETY_SHARE * budget)
+        return max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - margin)
 
     def _byo_yomi_move(self, clock: Clock, fresh: bool) -> float:
         """Time for one move in byo-yomi (a fresh period, or as it stands)."""
