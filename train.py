@@ -48,6 +48,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--checkpoint-dir", default=None,
                    help="default: CACHE/checkpoints/OUTPUT-NAME")
     p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
+    p.add_argument("--init", default=None, metavar="MODEL",
+                   help="start from this trained model instead of a new network "
+                        "(its architecture and plane set are used)")
+    p.add_argument("--train-heads", nargs="+", choices=["policy", "value", "ownership"],
+                   default=None, metavar="HEAD",
+                   help="train only these heads (policy, value, ownership); the rest of "
+                        "the network is frozen and the other losses are off")
     p.add_argument("--logdir", default=None, help="TensorBoard log folder")
     p.add_argument("--gnugo-dead", dest="dead", action="store_const", const="gnugo",
                    default="markup",

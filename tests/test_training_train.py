@@ -66,6 +66,40 @@ def test_resume_continues_after_the_last_epoch(tmp_path, games):
     assert info["training"]["epochs"] == 2
 
 
+def test_value_head_alone_trains_from_a_model(tmp_path, games):
+    """--init MODEL --train-heads value: every weight outside the value
+    head (trunk, policy, ownership, batch-norm statistics) stays as it was."""
+    from imago.nn.networks import NeuralNetwork
+
+    first = tmp_path / "out" / "tiny.keras"
+    train(config(tmp_path, games), log=lambda *_: None)
+    lines: list = []
+    second = tmp_path / "out" / "value.keras"
+    train(config(tmp_path, games, init=str(first), train_heads=["value"], epochs=2,
+                 learning_rate=0.05, output=str(second)), log=lines.append)
+    assert any("value head(s) only" in line for line in lines)
+    before = NeuralNetwork.load(first).model
+    after = NeuralNetwork.load(second).model
+    value_layers = {"value"}
+    changed = {layer.name for a, layer in zip(before.layers, after.layers)
+               if any(not np.array_equal(x, y) for x, y in zip(a.get_weights(),
+                                                                 layer.get_weights()))}
+    assert "value" in changed  # the head moved...
+    net = NeuralNetwork.load(second)
+    net.train_only(["value"])
+    head = {layer.name for layer in net.model.layers if layer.trainable}
+    assert value_layers <= head and changed <= head  # ...and nothing else did
+    assert "policy" not in head and "ownership" not in head
+
+
+def test_train_only_names_a_missing_head(tmp_path, games):
+    from imago.nn.networks import create_network
+
+    net = create_network("conv", 9, "basic", filters=4)
+    with pytest.raises(ValueError, match="no value head"):
+        net.train_only(["value"])
+
+
 def test_policy_only_networks_train(tmp_path, games):
     info = train(config(tmp_path, games, architecture="conv", filters=4, plane_set="basic",
                         output=str(tmp_path / "conv.keras")), log=lambda *_: None)

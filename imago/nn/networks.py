@@ -116,6 +116,28 @@ class NeuralNetwork:
                                 keras.metrics.SparseTopKCategoricalAccuracy(3, name="top3")]},
         )
 
+    def train_only(self, heads: Sequence[str]) -> int:
+        """Freeze every layer except those that serve ``heads`` alone (for
+        ``("value",)``: the value head's own convolution, pooling and dense
+        layers; the shared trunk stays as it is). Frozen batch normalisation
+        keeps its statistics. Call before :meth:`compile`; returns the number
+        of trainable weights left."""
+        unknown = set(heads) - set(self.heads)
+        if unknown:
+            raise ValueError(f"this network has no {', '.join(sorted(unknown))} head; "
+                             f"its heads are {', '.join(self.heads)}")
+        model = self.model
+
+        def layers_of(head: str) -> set[int]:
+            sub = keras.Model(model.inputs, model.get_layer(head).output)
+            return {id(layer) for layer in sub.layers}
+
+        keep = set().union(*(layers_of(h) for h in heads))
+        keep -= set().union(*(layers_of(h) for h in self.heads if h not in heads), set())
+        for layer in model.layers:
+            layer.trainable = id(layer) in keep
+        return int(sum(np.prod(w.shape) for w in model.trainable_weights))
+
     def train(self, x, y=None, **fit_args):
         """``keras.Model.fit`` on this network's model (arrays or a dataset);
         ``y`` is a dict by head (see :meth:`targets`)."""

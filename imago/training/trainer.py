@@ -49,6 +49,8 @@ class TrainConfig:
     cache_dir: Optional[str] = None
     checkpoint_dir: Optional[str] = None
     resume: bool = False
+    init: Optional[str] = None  # start from this trained model
+    train_heads: Optional[list[str]] = None  # train these heads only
     logdir: Optional[str] = None
     dead: str = "markup"  # markup | gnugo
     max_games: Optional[int] = None
@@ -88,12 +90,22 @@ def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
     return out
 
 
+def _model_plane_set(path: str) -> str:
+    """The input plane set of a saved model (the data must be encoded so)."""
+    side = Path(path).with_suffix(".json")
+    if not Path(path).exists() or not side.exists():
+        raise FileNotFoundError(f"--init: no model {path} with its metadata {side.name}")
+    return json.loads(side.read_text())["plane_set"]
+
+
 def train(config: TrainConfig, log=print) -> dict:
     """Run a training as ``config`` says; returns the final metrics (and
     writes the model to ``config.output``)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     start = time.time()
     cache_dir = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+    if config.init:
+        config.plane_set = _model_plane_set(config.init)
     data = load_dataset(config.inputs, config.plane_set, config.board_size, cache_dir,
                         config.validation, config.dead, config.max_games,
                         progress=log if config.verbose else None)
@@ -125,11 +137,20 @@ def train(config: TrainConfig, log=print) -> dict:
     else:
         if config.resume:
             log(f"no checkpoint in {ckpt_dir}; starting afresh")
-        net = create_network(config.architecture, config.board_size, config.plane_set,
-                             l2=config.l2, **_network_params(config))
-        net.compile(config.optimizer, config.learning_rate, config.momentum,
-                    {"policy": config.policy_weight, "value": config.value_weight,
-                     "ownership": config.ownership_weight})
+        if config.init:
+            net = NeuralNetwork.load(config.init, config.board_size)
+            log(f"starting from {config.init}")
+        else:
+            net = create_network(config.architecture, config.board_size, config.plane_set,
+                                 l2=config.l2, **_network_params(config))
+        weights = {"policy": config.policy_weight, "value": config.value_weight,
+                   "ownership": config.ownership_weight}
+        if config.train_heads:
+            trainable = net.train_only(config.train_heads)
+            weights = {h: (w if h in config.train_heads else 0.0) for h, w in weights.items()}
+            log(f"training the {' and '.join(config.train_heads)} head(s) only: "
+                f"{trainable} of {net.model.count_params()} weights")
+        net.compile(config.optimizer, config.learning_rate, config.momentum, weights)
     log(f"{net.architecture} network, {net.model.count_params()} parameters, "
         f"plane set {net.plane_set}")
 
