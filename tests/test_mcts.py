@@ -178,6 +178,29 @@ def test_passes_back_counting_dead_stones():
     assert alg.choose_move(game, BLACK) is None
 
 
+def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
+    """White passed and the count (E3 judged dead) wins for Black, but E3's
+    fate is unclear (a capturing race playouts misread): Black plays on.
+    Once E3 is clearly dead, or in seki, Black passes back."""
+    import imago.engine.mcts_algorithm as mcts_algorithm
+
+    e3 = vertex_to_index("E3", 5)
+    game = GameState(5, komi=0.5)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
+                        white=[e3])
+    game.play(WHITE, None)
+    ownership = [1.0] * len(game.board.cells)
+    monkeypatch.setattr(mcts_algorithm, "final_ownership", lambda board, to_move: ownership)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    ownership[e3] = 0.3  # counted dead (beyond 0.2) but not settled
+    assert alg.choose_move(game, BLACK) is not None
+    ownership[e3] = 0.9
+    assert alg.choose_move(game, BLACK) is None
+    ownership[e3] = 0.3
+    monkeypatch.setattr(mcts_algorithm, "seki_stones", lambda board, dead: [e3])
+    assert alg.choose_move(game, BLACK) is None
+
+
 def test_playout_evaluator_takes_plain_game_nodes():
     # the evaluator protocol promises only board, parent and to_move
     game = GameState(5)

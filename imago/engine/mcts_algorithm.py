@@ -12,13 +12,15 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import GameState
+from imago.game import BLACK, WHITE, GameState
 
 from .algorithm import RESIGN, DecisionAlgorithm
 from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
-from .ownership import dead_stones, estimated_score, final_ownership
+from .ownership import dead_stones, estimated_score, final_ownership, seki_stones
 
 NO_MODEL = ("", "none", "playouts")
+SETTLED = 0.6
+"""A string's fate is clear when its ownership is beyond this (either way)."""
 MIN_NETWORK_SIZE = 5
 """Smaller boards are searched with playouts even when a network is loaded."""
 
@@ -113,7 +115,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if root.terminal or not root.expanded:
             return None
         last = state.last_move
-        if last is not None and last.is_pass and self._passing_wins(state, color):
+        if last is not None and last.is_pass and self._passing_wins(state, color, settled=True):
             return None
         i = self._pick(root, state)
         if root.moves[i] is None and not self._passing_wins(state, color, settled=True):
@@ -174,7 +176,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
     def _passing_wins(self, state: GameState, color: int, settled: bool = False) -> bool:
         """True when the game, ended now, is won by ``color`` by the area
         count with dead stones removed; with ``settled``, also every string's
-        fate must be clear (ownership beyond +-0.6), else passing is refused."""
+        fate must be clear (ownership beyond +-0.6, or in seki), else passing
+        is refused: after two passes the count judges dead stones by playouts,
+        which misread capturing races, so those are played out first."""
         board = state.board
         # the estimate of the engine's final count, so a pass never
         # disagrees with the score it expects
@@ -184,8 +188,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if (score > 0) != (color == 1) or score == 0:
             return False
         if settled:
-            stones = [p for p in board.on_board() if board.cells[p] in (1, 2)]
-            if any(abs(ownership[p]) < 0.6 for p in stones):
+            seki = set(seki_stones(board, dead))
+            if any(board.cells[p] in (BLACK, WHITE) and abs(ownership[p]) < SETTLED
+                   and p not in seki for p in board.on_board()):
                 return False
         return True
 
