@@ -78,6 +78,9 @@ def test_value_head_alone_trains_from_a_model(tmp_path, games):
     train(config(tmp_path, games, init=str(first), train_heads=["value"], epochs=2,
                  learning_rate=0.05, output=str(second)), log=lines.append)
     assert any("value head(s) only" in line for line in lines)
+    meta = json.loads((tmp_path / "out" / "value.json").read_text())
+    assert meta["init"]["model"] == str(first) and meta["init"]["command"] == "train.py (test)"
+    assert meta["training"]["config"]["train_heads"] == ["value"]
     before = NeuralNetwork.load(first).model
     after = NeuralNetwork.load(second).model
     value_layers = {"value"}

@@ -216,6 +216,12 @@ def train(config: TrainConfig, log=print) -> dict:
                      "config": {k: v for k, v in asdict(config).items() if k != "command"}},
         "command": config.command,
     }
+    if config.init:
+        # where the starting weights came from, kept with the new metadata
+        earlier = getattr(net, "metadata", {}) or {}
+        info["init"] = {"model": str(config.init), "command": earlier.get("command"),
+                        "data": earlier.get("data"), "training": earlier.get("training"),
+                        "init": earlier.get("init")}
     path = net.save(output, **info)
     log(f"saved {path} and {path.with_suffix('.json').name} ({path.stat().st_size / 1e6:.1f} MB)")
     if metrics:
