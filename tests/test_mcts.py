@@ -154,16 +154,33 @@ def test_results_report_winrate_prior_lcb_and_pv():
 
 def test_does_not_pass_while_groups_are_unsettled():
     # the opponent has not passed and the board is open: pass is never chosen
-    class PassLover(CountingEvaluator):
-        def evaluate(self, nodes):
-            priors, values = super().evaluate(nodes)
-            priors[:, -1] = 1000.0  # the network "wants" to pass
-            return priors, values
     alg = create_algorithm("mcts", model="none", visits=40, seed=1)
     alg.network = PassLover()
     game = GameState(7, komi=7.5)
     game.play(BLACK, vertex_to_index("D4", 7))
     assert alg.choose_move(game, WHITE) is not None
+
+
+class PassLover(CountingEvaluator):
+    """Puts nearly all the prior on the pass."""
+
+    def evaluate(self, nodes):
+        priors, values = super().evaluate(nodes)
+        priors[:, -1] = 1000.0
+        return priors, values
+
+
+def test_a_struck_out_root_pass_gets_no_visits():
+    game = GameState(5, komi=0.5)
+    search = PUCTSearch(PassLover(), batch_size=4, seed=1)
+    root = search.run(game, BLACK, visits=60)
+    assert root.moves[-1] is None and root.visits[-1] > 0
+    root = search.run(game, BLACK, visits=120, allow_pass=False)
+    assert root.visits[-1] == 0 and root.total_visits() == root.visits.sum()
+    assert root.moves[root.best_index()] is not None
+    assert all(r.point is not None for r in search.results(root))
+    root = search.run(game, BLACK, visits=200)  # allowed again
+    assert root.visits[-1] > 0
 
 
 def test_passes_back_counting_dead_stones():
@@ -198,6 +215,21 @@ def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
     assert alg.choose_move(game, BLACK) is None
     ownership[e3] = 0.3
     monkeypatch.setattr(mcts_algorithm, "seki_stones", lambda board, dead: [e3])
+    assert alg.choose_move(game, BLACK) is None
+
+
+def test_passes_rather_than_fill_its_own_eyes(monkeypatch):
+    """White passed; the strings look unsettled, but Black's only legal
+    moves are its own eyes: it passes instead of destroying itself."""
+    import imago.engine.mcts_algorithm as mcts_algorithm
+
+    game = GameState(5, komi=0.5)
+    eyes = {vertex_to_index(v, 5) for v in ("A1", "C3", "E5")}
+    game.root.add_setup(black=[p for p in game.board.on_board() if p not in eyes])
+    game.play(WHITE, None)
+    monkeypatch.setattr(mcts_algorithm, "final_ownership",
+                        lambda board, to_move: [0.3] * len(board.cells))
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     assert alg.choose_move(game, BLACK) is None
 
 

@@ -227,10 +227,13 @@ class PUCTSearch:
 
     # ------------------------------------------------------------ searching
     def run(self, state: GameState, color: int, visits: Optional[int] = 800,
-            seconds: Optional[float] = None, stop=None, early_stop: bool = True) -> SearchNode:
+            seconds: Optional[float] = None, stop=None, early_stop: bool = True,
+            allow_pass: bool = True) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
-        the most visited move can no longer be overtaken."""
+        the most visited move can no longer be overtaken. Without
+        ``allow_pass`` the root's pass is struck out, so every visit goes to
+        the board moves (deeper in the tree both sides may still pass)."""
         root = self.set_root(state, color)
         if not root.expanded and not root.terminal:
             self._evaluate([root])          # expanded with legal moves only
@@ -239,7 +242,9 @@ class PUCTSearch:
         if self.dirichlet_alpha > 0 and root.expanded:
             noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(root.moves))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
-            root.cprior = self.c_puct * root.priors
+            root.cprior = np.where(np.isfinite(root.q), self.c_puct * root.priors, 0.0)
+        if root.expanded:
+            self._allow_root_pass(root, allow_pass)
         start = time.perf_counter()
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
@@ -273,6 +278,22 @@ class PUCTSearch:
                 root.q[i] = -np.inf
                 root.cprior[i] = 0.0
                 root.priors[i] = 0.0
+
+    def _allow_root_pass(self, root: SearchNode, allow: bool) -> None:
+        """Strike the pass out of the root's choices (dropping any visits it
+        had from an earlier search), or put it back."""
+        i = len(root.moves) - 1  # expand() puts the pass last
+        if root.moves[i] is not PASS:
+            return
+        if not allow and root.cprior[i] > 0 and np.isfinite(root.q[:i]).any():
+            # (with no board move left the pass stays: selection needs a choice)
+            root.total -= root.visits[i]
+            root.visits[i] = root.values[i] = 0.0
+            root.q[i] = -np.inf
+            root.cprior[i] = 0.0
+        elif allow and root.cprior[i] == 0 and root.priors[i] > 0:
+            root.q[i] = root.value - self.fpu_reduction
+            root.cprior[i] = self.c_puct * root.priors[i]
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
         """True when the best move cannot change in the remaining budget."""

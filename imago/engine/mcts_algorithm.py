@@ -111,24 +111,28 @@ class MCTSAlgorithm(DecisionAlgorithm):
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics)."""
         self._choose_evaluator(state)
-        root = self._search(state, color, seconds, stop, progress, interval)
+        pass_wins = self._may_pass(state) and self._passing_wins(state, color)
+        last = state.last_move
+        if (last is not None and last.is_pass and pass_wins) \
+                or not self._has_board_move(state, color):
+            return None
+        root = self._search(state, color, seconds, stop, progress, interval, pass_wins)
         if root.terminal or not root.expanded:
             return None
-        last = state.last_move
-        if last is not None and last.is_pass and self._passing_wins(state, color, settled=True):
-            return None
         i = self._pick(root, state)
-        if root.moves[i] is None and not self._passing_wins(state, color, settled=True):
+        if root.moves[i] is None and not pass_wins:
             i = self._best_board_move(root, i)
         winrate = self.root_winrate(root)
         if self._should_resign(state, winrate):
             return RESIGN
         return root.moves[i]
 
-    def _search(self, state: GameState, color: int, seconds, stop, progress, interval):
+    def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
+                allow_pass: bool = True):
         visits = None if seconds is not None else self.visits
         if progress is None:
-            return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop)
+            return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
+                                   allow_pass=allow_pass)
         start = time.perf_counter()
         while True:
             left = None if seconds is None else seconds - (time.perf_counter() - start)
@@ -136,7 +140,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 break
             slice_seconds = interval if left is None else min(interval, left)
             root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
-                                   early_stop=False)
+                                   early_stop=False, allow_pass=allow_pass)
             progress(self.search)
             if (stop is not None and stop()) or root.terminal or not root.expanded \
                     or (visits is not None and root.total_visits() >= visits):
@@ -173,12 +177,31 @@ class MCTSAlgorithm(DecisionAlgorithm):
         estimate = getattr(self.search.evaluator, "ownership", None)
         return None if estimate is None else estimate(state.current, state.to_move)
 
-    def _passing_wins(self, state: GameState, color: int, settled: bool = False) -> bool:
+    @staticmethod
+    def _may_pass(state: GameState) -> bool:
+        """Whether passing is worth considering at all: after the opponent
+        passed, or once a third of the board's points have been played (no
+        position is settled before that, and the count costs playouts)."""
+        last = state.last_move
+        if last is not None and last.is_pass:
+            return True
+        return state.current.number >= state.size * state.size // 3
+
+    @staticmethod
+    def _has_board_move(state: GameState, color: int) -> bool:
+        """Whether ``color`` has a legal move that does not fill its own eye
+        (without one it passes: filling its own eyes would kill its groups)."""
+        board = state.board
+        return any(not board.is_eye(p, color) and board.illegal_reason(p, color) is None
+                   for p in board.empties)
+
+    def _passing_wins(self, state: GameState, color: int) -> bool:
         """True when the game, ended now, is won by ``color`` by the area
-        count with dead stones removed; with ``settled``, also every string's
-        fate must be clear (ownership beyond +-0.6, or in seki), else passing
-        is refused: after two passes the count judges dead stones by playouts,
-        which misread capturing races, so those are played out first."""
+        count with dead stones removed, and every string's fate is clear
+        (ownership beyond +-0.6, or in seki). Otherwise passing is refused
+        and the search spends no visits on it: after two passes the count
+        judges dead stones by playouts, which misread capturing races, so
+        those are played out first."""
         board = state.board
         # the estimate of the engine's final count, so a pass never
         # disagrees with the score it expects
@@ -187,12 +210,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         score = estimated_score(board, state.komi, ownership, dead)
         if (score > 0) != (color == 1) or score == 0:
             return False
-        if settled:
-            seki = set(seki_stones(board, dead))
-            if any(board.cells[p] in (BLACK, WHITE) and abs(ownership[p]) < SETTLED
-                   and p not in seki for p in board.on_board()):
-                return False
-        return True
+        seki = set(seki_stones(board, dead))
+        return not any(board.cells[p] in (BLACK, WHITE) and abs(ownership[p]) < SETTLED
+                       and p not in seki for p in board.on_board())
 
     @staticmethod
     def _best_board_move(root: SearchNode, pass_index: int) -> int:
