@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Optional, Protocol, Sequence
 
@@ -55,15 +56,16 @@ class SearchNode:
     an illegal move gets ``q = -inf`` and is never chosen again.
     """
 
-    __slots__ = ("up", "parent", "board", "color", "point", "to_move", "passes",
+    __slots__ = ("__weakref__", "parent", "board", "color", "point", "to_move", "passes",
                  "moves", "priors", "cprior", "visits", "values", "q", "total",
                  "children", "value", "expanded", "terminal")
 
     def __init__(self, board: GameBoard, to_move: int, color: Optional[int],
-                 point: Optional[int], passes: int, up: Optional["SearchNode"],
-                 parent) -> None:
-        self.up = up              # the tree parent (None at the search root)
-        self.parent = parent      # the previous position, for history features
+                 point: Optional[int], passes: int, parent) -> None:
+        # the previous position, for history features: a weak proxy for a
+        # tree parent, so trees hold no reference cycles and a dropped tree
+        # is freed at once instead of by slow full garbage collections
+        self.parent = parent
         self.board = board
         self.color = color        # who played the move that led here
         self.point = point
@@ -124,7 +126,8 @@ class SearchNode:
             else:
                 board.place(point, self.to_move)  # legality was just checked
             passes = self.passes + 1 if point is PASS else 0
-            node = SearchNode(board, 3 - self.to_move, self.to_move, point, passes, self, self)
+            node = SearchNode(board, 3 - self.to_move, self.to_move, point, passes,
+                              weakref.proxy(self))
             self.children[i] = node
         return node
 
@@ -185,8 +188,7 @@ class PUCTSearch:
                 break
         if root is None:
             passes = state.consecutive_passes()
-            root = SearchNode(current.board, color, None, None, passes, None, current.parent)
-        root.up = None
+            root = SearchNode(current.board, color, None, None, passes, current.parent)
         root.parent = current.parent
         self.root, self.root_game_node = root, current
         self.recent_roots = [(g, n) for g, n in self.recent_roots if n is not root][-3:]

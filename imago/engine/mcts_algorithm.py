@@ -7,6 +7,7 @@ between moves and reused when the game follows it (play, genmove, undo).
 
 from __future__ import annotations
 
+import gc
 import time
 from typing import Any, Optional
 
@@ -82,12 +83,23 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  dirichlet_alpha=float(dirichlet_alpha),
                                  noise_fraction=float(noise_fraction), seed=seed)
         self.low_winrate_streak = 0
+        self.warmed_up = False
         self.rng = np.random.default_rng(seed)
 
     def new_game(self, state: GameState) -> None:
         self.search.forget()
         self.low_winrate_streak = 0
         self._choose_evaluator(state)
+        if self.search.evaluator is self.network and not self.warmed_up:
+            # the first network call traces and compiles it (about half a
+            # second): pay that now, not on the clock of the first move.
+            # Then move the network's many long-lived TensorFlow objects out
+            # of the garbage collector's way: full collections walk every
+            # tracked object and made some moves take 0.2 s longer.
+            self.network.evaluate([state.current])
+            gc.collect()
+            gc.freeze()
+            self.warmed_up = True
 
     def _choose_evaluator(self, state: GameState) -> None:
         """The network from 5x5 up; random playouts on smaller boards, where
