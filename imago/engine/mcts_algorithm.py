@@ -8,6 +8,7 @@ between moves and reused when the game follows it (play, genmove, undo).
 from __future__ import annotations
 
 import gc
+import random
 import time
 from typing import Any, Optional
 
@@ -20,6 +21,7 @@ from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
 from .ownership import dead_stones, estimated_score, final_ownership, seki_stones
 
 NO_MODEL = ("", "none", "playouts")
+_ANY_START = random.Random(0)
 SETTLED = 0.6
 """A string's fate is clear when its ownership is beyond this (either way)."""
 MIN_NETWORK_SIZE = 5
@@ -202,10 +204,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
     @staticmethod
     def _has_board_move(state: GameState, color: int) -> bool:
         """Whether ``color`` has a legal move that does not fill its own eye
-        (without one it passes: filling its own eyes would kill its groups)."""
-        board = state.board
-        return any(not board.is_eye(p, color) and board.illegal_reason(p, color) is None
-                   for p in board.empties)
+        (without one it passes: filling its own eyes would kill its groups).
+        The playouts' move picker answers exactly that; where it starts its
+        scan does not matter here."""
+        return state.board.random_move(color, _ANY_START) is not None
 
     def _passing_wins(self, state: GameState, color: int) -> bool:
         """True when the game, ended now, is won by ``color`` by the area
