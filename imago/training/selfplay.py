@@ -30,6 +30,7 @@ import numpy as np
 from imago.engine.ownership import dead_stones, final_ownership
 from imago.game import GameState
 from imago.game.scoring import format_result
+from imago.nn.features import point_to_move
 
 PASS_MOVE = None
 
@@ -43,10 +44,9 @@ def choose_moves(policies: np.ndarray, games: list[GameState], temperatures: lis
     for policy, game, temperature in zip(policies, games, temperatures):
         board, color = game.board, game.to_move
         size = board.size
-        stride = size + 2
         candidates = [p for p in board.empties
                       if not board.is_eye(p, color) and board.illegal_reason(p, color) is None]
-        index = [(p // stride - 1) * size + p % stride - 1 for p in candidates]
+        index = [point_to_move(p, size) for p in candidates]
         weights = np.append(policy[index], policy[size * size]).astype(np.float64)
         weights = np.maximum(weights, 0.0) ** (1.0 / temperature)
         total = weights.sum()

@@ -92,7 +92,9 @@ def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
 
 def _model_plane_set(path: str) -> str:
     """The input plane set of a saved model (the data must be encoded so)."""
-    side = Path(path).with_suffix(".json")
+    from imago.nn.networks import metadata_path
+
+    side = metadata_path(path)
     if not Path(path).exists() or not side.exists():
         raise FileNotFoundError(f"--init: no model {path} with its metadata {side.name}")
     return json.loads(side.read_text())["plane_set"]
