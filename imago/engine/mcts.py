@@ -244,7 +244,7 @@ class PUCTSearch:
         if self.dirichlet_alpha > 0 and root.expanded:
             noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(root.moves))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
-            root.cprior = np.where(np.isfinite(root.q), self.c_puct * root.priors, 0.0)
+            root.cprior = self.c_puct * root.priors
         if root.expanded:
             self._allow_root_pass(root, allow_pass)
         start = time.perf_counter()
@@ -287,13 +287,14 @@ class PUCTSearch:
         i = len(root.moves) - 1  # expand() puts the pass last
         if root.moves[i] is not PASS:
             return
-        if not allow and root.cprior[i] > 0 and np.isfinite(root.q[:i]).any():
+        struck = root.q[i] == -np.inf
+        if not allow and not struck and np.isfinite(root.q[:i]).any():
             # (with no board move left the pass stays: selection needs a choice)
             root.total -= root.visits[i]
             root.visits[i] = root.values[i] = 0.0
             root.q[i] = -np.inf
             root.cprior[i] = 0.0
-        elif allow and root.cprior[i] == 0 and root.priors[i] > 0:
+        elif allow and struck:
             root.q[i] = root.value - self.fpu_reduction
             root.cprior[i] = self.c_puct * root.priors[i]
 
