@@ -10,8 +10,8 @@ Each move is sampled from the legal part of the policy, never filling the
 mover's own eye: with ``temperature`` for the first ``sample_moves`` moves
 (variety), then with ``late_temperature`` (near the network's best play).
 A game ends after two passes or ``max_moves`` moves and is counted by area
-with dead stones judged by random playouts, as the engine's ``final_score``
-does. Games are written as SGF files that ``train.py`` reads like any other
+once the stones that random playouts judge dead (the engine's dead-stone
+estimate) are removed; points bordering both colours count for neither. Games are written as SGF files that ``train.py`` reads like any other
 records (``--train-heads value`` trains the value head alone on them).
 
 Run ``python -m imago.training.selfplay --help``.
@@ -59,8 +59,9 @@ def choose_moves(policies: np.ndarray, games: list[GameState], temperatures: lis
 
 
 def finish(game: GameState) -> str:
-    """The result of a game as it stands: area count with dead stones
-    (judged by random playouts) removed."""
+    """The result of a game as it stands: the plain area count once the
+    engine's dead stones (judged by random playouts) are removed. Unlike the
+    engine's ``final_score`` it gives open borders to nobody."""
     dead = dead_stones(game.board, final_ownership(game.board, game.to_move))
     return format_result(game.score(dead))
 
