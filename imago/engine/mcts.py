@@ -14,6 +14,8 @@ row-major from the top-left, pass last) and ``values`` a ``(len(nodes),)``
 array in [-1, 1] from the view of each position's player to move. Nodes
 expose ``board``, ``parent`` (the previous position) and ``to_move``, like
 :class:`imago.game.GameMove`, so feature encoders can walk the history.
+An evaluator may also offer ``evaluate_all_symmetries(nodes)``, a slower and
+better answer of the same form, which the search asks for its roots.
 """
 
 from __future__ import annotations
@@ -397,7 +399,9 @@ class PUCTSearch:
         return black_value if leaf.to_move == 1 else -black_value
 
     def _evaluate(self, nodes: list) -> None:
-        priors, values = self.evaluator.evaluate(nodes)
+        """Expand ``nodes`` (roots) with the evaluator's most careful answer."""
+        evaluate = getattr(self.evaluator, "evaluate_all_symmetries", self.evaluator.evaluate)
+        priors, values = evaluate(nodes)
         self.evaluations += len(nodes)
         for node, policy, value in zip(nodes, priors, values):
             node.expand(policy, float(value), self.c_puct, self.fpu_reduction, exact=True)

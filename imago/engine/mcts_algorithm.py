@@ -28,10 +28,12 @@ MIN_NETWORK_SIZE = 5
 """Smaller boards are searched with playouts even when a network is loaded."""
 
 
-def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int) -> Any:
+def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int,
+                   symmetries: str = "random") -> Any:
     """A network evaluator for ``model`` (a path; ``default``: the shipped
-    residual network when it and TensorFlow are installed), or random
-    playouts for ``none``."""
+    residual network when it and TensorFlow are installed), turning leaves
+    by ``symmetries`` (see :class:`imago.nn.evaluator.NetworkEvaluator`), or
+    random playouts for ``none``."""
     if model == "default":
         from imago.nn.evaluator import default_model_path
 
@@ -40,7 +42,7 @@ def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch
     if model is None or str(model).lower() in NO_MODEL:
         return PlayoutEvaluator(komi=komi, seed=seed)
     from imago.nn.evaluator import NetworkEvaluator  # imports TensorFlow
-    return NetworkEvaluator(model, batch_size=batch_size)
+    return NetworkEvaluator(model, batch_size=batch_size, symmetries=symmetries, seed=seed)
 
 
 class MCTSAlgorithm(DecisionAlgorithm):
@@ -50,6 +52,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
       when available; ``none``: random playouts instead);
     - ``visits``: root visits per move when no time is given;
     - ``c_puct``, ``fpu_reduction``, ``batch_size``, ``virtual_loss``;
+    - ``symmetries``: ``random`` (each leaf turned by a random board
+      symmetry; roots and ownership averaged over all 8) or ``none``;
     - ``dirichlet_alpha`` (0: no root noise), ``noise_fraction``;
     - ``temperature`` and ``temperature_moves``: sample the first moves of
       a game in proportion to visits ** (1 / temperature) (self-play);
@@ -65,7 +69,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
                  dirichlet_alpha: float = 0.0, noise_fraction: float = 0.25,
                  temperature: float = 0.0, temperature_moves: int = 0,
                  resign_threshold: float = 0.05, resign_moves: int = 3,
-                 no_resign: bool = False, seed: Optional[int] = None):
+                 no_resign: bool = False, seed: Optional[int] = None,
+                 symmetries: str = "random"):
         self.model = model
         self.visits = int(visits)
         self.temperature = float(temperature)
@@ -75,7 +80,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.no_resign = bool(no_resign) if not isinstance(no_resign, str) else \
             no_resign.lower() in ("1", "true", "yes")
         self.seed = seed
-        self.network = make_evaluator(model, 7.5, seed, int(batch_size))
+        self.network = make_evaluator(model, 7.5, seed, int(batch_size), str(symmetries))
         self.playouts = self.network if isinstance(self.network, PlayoutEvaluator) \
             else PlayoutEvaluator(komi=7.5, seed=seed)
         self.batch_size = int(batch_size)

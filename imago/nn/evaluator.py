@@ -29,31 +29,65 @@ def default_model_path() -> Optional[Path]:
     return DEFAULT_MODEL if exists else None
 
 
+SYMMETRY_MODES = ("random", "none")
+
+
 class NetworkEvaluator:
     """Evaluates batches of positions with a policy(-value(-ownership))
     network. A network without a value head gives value 0 (the search then
-    leans on its priors)."""
+    leans on its priors).
 
-    def __init__(self, model: Union[str, os.PathLike, object], batch_size: int = 8):
+    ``symmetries="random"`` (the default) turns each leaf by a random one of
+    the 8 board symmetries, as Leela Zero does, so the search averages the
+    network's orientation-dependent mistakes away instead of meeting the same
+    one in every transposition; ``"none"`` evaluates boards as they stand.
+    Roots (:meth:`evaluate_all_symmetries`) and ownership are averaged over
+    all 8 either way unless ``"none"``.
+    """
+
+    def __init__(self, model: Union[str, os.PathLike, object], batch_size: int = 8,
+                 symmetries: str = "random", seed: Optional[int] = None):
+        if symmetries not in SYMMETRY_MODES:
+            raise ValueError(f"symmetries must be one of {', '.join(SYMMETRY_MODES)}, "
+                             f"not {symmetries!r}")
         if isinstance(model, (str, os.PathLike)):
             from .networks import load_network  # imports TensorFlow
             model = load_network(model)
         self.network = model
         self.batch_size = batch_size
+        self.symmetries = symmetries
+        self.rng = np.random.default_rng(seed)
 
     def evaluate(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
-        out = self.network.evaluate_nodes(nodes)
-        policy = out["policy"]
+        syms = None
+        if self.symmetries == "random":
+            syms = self.rng.integers(0, 8, size=len(nodes))
+        return self._split(self.network.evaluate_nodes(nodes, symmetries=syms), len(nodes))
+
+    def evaluate_all_symmetries(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`evaluate`, averaged over the 8 symmetries: for the
+        few positions whose answer matters most (the search's root)."""
+        return self._split(self._averaged(nodes), len(nodes))
+
+    def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
+        if self.symmetries == "none":
+            return self.network.evaluate_nodes(nodes, colors)
+        from .features import encode_batch
+
+        planes = encode_batch(nodes, self.network.plane_set, colors)
+        return self.network.evaluate_averaged(planes)
+
+    @staticmethod
+    def _split(out: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
         value = out.get("value")
         if value is None:
-            value = np.zeros(len(nodes), dtype=np.float32)
-        return policy, value
+            value = np.zeros(n, dtype=np.float32)
+        return out["policy"], value
 
     def ownership(self, node, to_move: int) -> Optional[list[float]]:
         """Ownership of every cell of the board's array, +1 for Black (None
         when the network has no ownership head)."""
-        out = self.network.evaluate_nodes([node], [to_move])
-        own = out.get("ownership")
+        own = self._averaged([node], [to_move]).get("ownership")
         if own is None:
             return None
         board = node.board
