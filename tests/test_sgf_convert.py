@@ -367,3 +367,17 @@ def test_iter_games_walks_and_reports_bad_files(tmp_path, caplog):
     assert "bad.sgf" in messages and "non-square" in messages
     assert "empty.sgf" in messages and "missing.sgf" in messages
     assert [g.size for _, g in sgf.iter_games(str(tmp_path / "a" / "one.sgf"))] == [9, 9]
+
+
+def test_find_sgf_files_names_each_file_once_and_why_an_input_gave_nothing(tmp_path):
+    (tmp_path / "a" / "deep").mkdir(parents=True)
+    (tmp_path / "a" / "deep" / "x.SGF").write_text("(;SZ[9])")
+    (tmp_path / "a" / "y.sgf").write_text("(;SZ[9])")
+    (tmp_path / "empty").mkdir()
+    files, problems = sgf.find_sgf_files([tmp_path / "a", str(tmp_path / "a" / "*.sgf"),
+                                          tmp_path / "empty", str(tmp_path / "z*.sgf"),
+                                          tmp_path / "gone.sgf"])
+    assert [f.name for f in files] == ["x.SGF", "y.sgf"]
+    assert problems == [f"{tmp_path / 'empty'}: no SGF files in this folder",
+                        f"{tmp_path / 'z*.sgf'}: no file matches",
+                        f"{tmp_path / 'gone.sgf'}: no such file or folder"]

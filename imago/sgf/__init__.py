@@ -4,7 +4,8 @@
   :class:`~imago.game.GameState` (``lenient=True`` keeps what it can);
 - :func:`dumps` / :func:`save`: one game tree back to SGF text;
 - :func:`iter_games`: ``(path, game)`` over files, folders and globs, bad
-  files logged and skipped (for training);
+  files logged and skipped; :func:`find_sgf_files`, the files those inputs
+  name (training reads them too);
 - :func:`parse`: the parse tree (:class:`ASTNode` with :class:`Property`
   values) for tools that want the raw properties;
 - :class:`SGFError`: malformed input, with ``filename``, ``line``, ``column``.
@@ -16,7 +17,7 @@ Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
 
 from .errors import SGFError
 from .nodes import ASTNode, Property
-from .sgf import dumps, iter_games, load, loads, parse, save
+from .sgf import dumps, find_sgf_files, iter_games, load, loads, parse, save
 
-__all__ = ["load", "loads", "dumps", "save", "iter_games", "parse", "SGFError",
+__all__ = ["load", "loads", "dumps", "save", "iter_games", "find_sgf_files", "parse", "SGFError",
            "ASTNode", "Property"]

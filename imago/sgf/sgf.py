@@ -22,6 +22,7 @@ import glob
 import logging
 import os
 import re
+from pathlib import Path
 from typing import Iterable, Iterator, Union
 
 from imago.game import GameState
@@ -181,31 +182,42 @@ def save(path: PathLike, game: GameState) -> None:
         f.write(text)
 
 
-def _expand(paths: Union[PathLike, Iterable[PathLike]]) -> Iterator[str]:
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    for entry in paths:
-        entry = os.fspath(entry)
-        if os.path.isdir(entry):
-            found = []
-            for folder, dirs, files in os.walk(entry):
-                dirs.sort()
-                found.extend(os.path.join(folder, f) for f in files
-                             if f.lower().endswith(".sgf"))
-            yield from sorted(found)
-        elif os.path.exists(entry):
-            yield entry
-        elif glob.has_magic(entry):
-            matches = sorted(glob.glob(entry, recursive=True))
-            if not matches:
-                log.warning("%s: no file matches", entry)
-            for match in matches:
-                if os.path.isdir(match):
-                    yield from _expand([match])
-                else:
-                    yield match
-        else:
-            log.warning("%s: no such file or folder", entry)
+def _files_under(entry: str) -> tuple[list[str], str]:
+    """The SGF files one input names, or ``([], reason)``."""
+    if os.path.isdir(entry):
+        found = []
+        for folder, dirs, files in os.walk(entry):
+            found.extend(os.path.join(folder, f) for f in files if f.lower().endswith(".sgf"))
+        return sorted(found), "no SGF files in this folder"
+    if os.path.exists(entry):
+        return [entry], ""
+    if glob.has_magic(entry):
+        found = []
+        for match in sorted(glob.glob(entry, recursive=True)):
+            found.extend(_files_under(match)[0] if os.path.isdir(match) else [match])
+        return found, "no file matches"
+    return [], "no such file or folder"
+
+
+def find_sgf_files(inputs: Union[PathLike, Iterable[PathLike]]) -> tuple[list[Path], list[str]]:
+    """The files named by ``inputs``: files, folders (searched recursively
+    for ``*.sgf``, any case) and glob patterns, each file once. Returns
+    ``(files, problems)``, a problem naming each input that gave nothing."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    files: list[Path] = []
+    problems: list[str] = []
+    seen: set[Path] = set()
+    for entry in map(os.fspath, inputs):
+        found, reason = _files_under(entry)
+        if not found:
+            problems.append(f"{entry}: {reason}")
+        for name in found:
+            key = Path(name).resolve()
+            if key not in seen:
+                seen.add(key)
+                files.append(Path(name))
+    return files, problems
 
 
 def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
@@ -214,7 +226,10 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
     files, folders (searched recursively for ``*.sgf``) and glob patterns.
     A file that cannot be read is logged (a warning naming the file and the
     reason, on the ``imago.sgf`` logger) and skipped."""
-    for path in _expand(paths):
+    files, problems = find_sgf_files(paths)
+    for problem in problems:
+        log.warning("%s", problem)
+    for path in map(str, files):
         try:
             games = load(path, lenient=lenient)
         except SGFError as err:
@@ -227,5 +242,6 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
             yield path, game
 
 
-__all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "split_game_trees",
+__all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "find_sgf_files",
+           "split_game_trees",
            "SGFError"]

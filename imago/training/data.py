@@ -26,7 +26,6 @@ Numpy only: TensorFlow is not imported here.
 from __future__ import annotations
 
 import csv
-import glob
 import hashlib
 import json
 import logging
@@ -41,6 +40,7 @@ import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, area_owners, parse_vertex, to_index
 from imago.nn.features import board_index, encode_into, num_planes, point_to_move
+from imago.sgf import find_sgf_files
 
 from .games import load_games, point_list
 
@@ -57,34 +57,6 @@ def default_cache_dir() -> Path:
 
 
 # ------------------------------------------------------------------ inputs
-def find_sgf_files(inputs: Iterable[str]) -> tuple[list[Path], list[str]]:
-    """SGF files named by ``inputs`` (files, directories searched
-    recursively, or glob patterns). Returns ``(files, problems)``, where each
-    problem names an input that matched nothing."""
-    files: list[Path] = []
-    problems: list[str] = []
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            found = sorted(p.rglob("*.sgf"))
-        elif p.is_file():
-            found = [p]
-        elif any(ch in item for ch in "*?["):
-            found = sorted(Path(f) for f in glob.glob(item, recursive=True) if Path(f).is_file())
-        else:
-            found = []
-        if not found:
-            problems.append(f"{item}: no SGF files found")
-        files.extend(found)
-    seen, unique = set(), []
-    for f in files:
-        key = f.resolve()
-        if key not in seen:
-            seen.add(key)
-            unique.append(f)
-    return unique, problems
-
-
 _INDEX_CACHE: dict[Path, dict[str, int]] = {}
 
 
