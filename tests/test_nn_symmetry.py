@@ -12,7 +12,8 @@ pytest.importorskip("tensorflow")
 from imago.engine.mcts import PUCTSearch  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
-from imago.nn.features import apply_symmetry, encode_batch, transform_move  # noqa: E402
+from imago.nn.features import (apply_symmetry, encode_batch, point_to_move,  # noqa: E402
+                                transform_move)
 from imago.nn.networks import NeuralNetwork, create_network  # noqa: E402
 
 
@@ -111,3 +112,22 @@ def test_search_roots_get_the_averaged_answer(tiny_residual):
     assert evaluator.roots == 1
     _, value = evaluator.evaluate_all_symmetries([GameState(9).current])
     assert root.value == pytest.approx(float(value[0]), abs=1e-5)
+
+
+def test_a_reused_root_gets_the_averaged_priors_and_keeps_its_visits(tiny_residual):
+    evaluator = NetworkEvaluator(tiny_residual, seed=2)
+    search = PUCTSearch(evaluator, batch_size=4, seed=1)
+    game = GameState(9)
+    root = search.run(game, BLACK, visits=64)
+    reply = root.best_index()
+    game.play(BLACK, root.moves[reply])
+    child = root.children[reply]
+    visits_before = child.total_visits()
+    assert visits_before > 0 and not child.careful       # searched as a leaf
+    again = search.run(game, WHITE, visits=visits_before + 8)
+    assert again is child and again.careful and again.total_visits() >= visits_before
+    policy, _ = evaluator.evaluate_all_symmetries([game.current])
+    expected = policy[0][[point_to_move(p, 9) for p in again.moves]]
+    legal = again.priors > 0
+    assert np.allclose(again.priors[legal], expected[legal] / expected.sum(), atol=1e-5)
+    assert np.allclose(again.cprior, search.c_puct * again.priors)

@@ -60,7 +60,7 @@ class SearchNode:
 
     __slots__ = ("__weakref__", "parent", "board", "color", "point", "to_move", "passes",
                  "moves", "priors", "cprior", "visits", "values", "q", "total",
-                 "children", "value", "expanded", "terminal")
+                 "children", "value", "expanded", "terminal", "careful")
 
     def __init__(self, board: GameBoard, to_move: int, color: Optional[int],
                  point: Optional[int], passes: int, parent) -> None:
@@ -80,6 +80,7 @@ class SearchNode:
         self.value = 0.0          # the evaluator's value, for to_move
         self.expanded = False
         self.terminal = passes >= 2
+        self.careful = False      # priors from the evaluator's careful answer
 
     def expand(self, policy: np.ndarray, value: float, c_puct: float, fpu_reduction: float,
                exact: bool = False) -> None:
@@ -242,7 +243,9 @@ class PUCTSearch:
         if not root.expanded and not root.terminal:
             self._evaluate([root])          # expanded with legal moves only
         elif root.expanded:
-            self._make_exact(root)          # a reused root was expanded lazily
+            if not root.careful:
+                self._reprioritise(root)    # a reused root had a leaf's answer
+            self._make_exact(root)          # and was expanded lazily
         if self.dirichlet_alpha > 0 and root.expanded:
             noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(root.moves))
             root.priors = (1 - self.noise_fraction) * root.priors + self.noise_fraction * noise
@@ -282,6 +285,20 @@ class PUCTSearch:
                 root.q[i] = -np.inf
                 root.cprior[i] = 0.0
                 root.priors[i] = 0.0
+
+    def _reprioritise(self, root: SearchNode) -> None:
+        """Give a reused root the evaluator's careful priors (the 8-symmetry
+        mean of a network), keeping the visits it already has."""
+        root.careful = True
+        careful = getattr(self.evaluator, "evaluate_all_symmetries", None)
+        if careful is None:
+            return
+        policy = careful([root])[0][0]
+        size = root.board.size
+        priors = np.asarray(policy, dtype=np.float64)[[move_index(p, size) for p in root.moves]]
+        total = priors.sum()
+        root.priors = priors / total if total > 0 else np.full(len(priors), 1.0 / len(priors))
+        root.cprior = np.where(root.q == -np.inf, 0.0, self.c_puct * root.priors)
 
     def _allow_root_pass(self, root: SearchNode, allow: bool) -> None:
         """Strike the pass out of the root's choices (dropping any visits it
@@ -405,6 +422,7 @@ class PUCTSearch:
         self.evaluations += len(nodes)
         for node, policy, value in zip(nodes, priors, values):
             node.expand(policy, float(value), self.c_puct, self.fpu_reduction, exact=True)
+            node.careful = True
 
     @staticmethod
     def _cache_key(node: SearchNode):
