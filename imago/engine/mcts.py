@@ -87,22 +87,15 @@ class SearchNode:
         """Set the moves (every empty point and pass; only legal ones when
         ``exact``) with their priors renormalised, and the position's value."""
         board = self.board
-        size = board.size
         if exact:
             color = self.to_move
             moves = [p for p in board.empties if board.illegal_reason(p, color) is None]
         else:
             moves = list(board.empties)
         moves.append(PASS)
-        stride = size + 2
-        # move_index() inlined: this runs for every move of every new leaf
-        index = [(p // stride - 1) * size + p % stride - 1 if p is not None else size * size
-                 for p in moves]
-        priors = np.asarray(policy, dtype=np.float64)[index]
-        total = priors.sum()
-        priors = priors / total if total > 0 else np.full(len(moves), 1.0 / len(moves))
         n = len(moves)
         self.moves = moves
+        priors = self.priors_from(policy)
         self.priors = priors
         self.cprior = c_puct * priors
         self.visits = np.zeros(n)
@@ -112,6 +105,18 @@ class SearchNode:
         self.children = [None] * n
         self.value = float(value)
         self.expanded = True
+
+    def priors_from(self, policy: np.ndarray) -> np.ndarray:
+        """``policy`` (a flat vector over points and pass) on this node's
+        moves, renormalised (uniform when it gives them nothing)."""
+        size = self.board.size
+        stride = size + 2
+        # move_index() inlined: this runs for every move of every new leaf
+        index = [(p // stride - 1) * size + p % stride - 1 if p is not None else size * size
+                 for p in self.moves]
+        priors = np.asarray(policy, dtype=np.float64)[index]
+        total = priors.sum()
+        return priors / total if total > 0 else np.full(len(index), 1.0 / len(index))
 
     def child(self, i: int) -> Optional["SearchNode"]:
         """The child for move ``i``, created on first use; None (and the move
@@ -293,11 +298,7 @@ class PUCTSearch:
         careful = getattr(self.evaluator, "evaluate_all_symmetries", None)
         if careful is None:
             return
-        policy = careful([root])[0][0]
-        size = root.board.size
-        priors = np.asarray(policy, dtype=np.float64)[[move_index(p, size) for p in root.moves]]
-        total = priors.sum()
-        root.priors = priors / total if total > 0 else np.full(len(priors), 1.0 / len(priors))
+        root.priors = root.priors_from(careful([root])[0][0])
         root.cprior = np.where(root.q == -np.inf, 0.0, self.c_puct * root.priors)
 
     def _allow_root_pass(self, root: SearchNode, allow: bool) -> None:

@@ -40,9 +40,9 @@ class NetworkEvaluator:
     ``symmetries="random"`` (the default) turns each leaf by a random one of
     the 8 board symmetries, as Leela Zero does, so the search averages the
     network's orientation-dependent mistakes away instead of meeting the same
-    one in every transposition; ``"none"`` evaluates boards as they stand.
-    Roots (:meth:`evaluate_all_symmetries`) and ownership are averaged over
-    all 8 either way unless ``"none"``.
+    one in every transposition. With it, roots
+    (:meth:`evaluate_all_symmetries`) and ownership get the mean over all 8.
+    ``"none"`` evaluates every board as it stands.
     """
 
     def __init__(self, model: Union[str, os.PathLike, object], batch_size: int = 8,
