@@ -118,8 +118,11 @@ def test_a_reused_root_gets_the_averaged_priors_and_keeps_its_visits(tiny_residu
     evaluator = NetworkEvaluator(tiny_residual, seed=2)
     search = PUCTSearch(evaluator, batch_size=4, seed=1)
     game = GameState(9)
-    root = search.run(game, BLACK, visits=64)
-    reply = root.best_index()
+    root = search.run(game, BLACK, visits=400)
+    # the reply searched deepest (an untrained network's priors are nearly
+    # flat, so the most visited root move may have no visits below it)
+    reply = max((i for i, c in enumerate(root.children) if c is not None),
+                key=lambda i: root.children[i].total_visits())
     game.play(BLACK, root.moves[reply])
     child = root.children[reply]
     visits_before = child.total_visits()
