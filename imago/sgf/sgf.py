@@ -186,7 +186,7 @@ def _files_under(entry: str) -> tuple[list[str], str]:
     """The SGF files one input names, or ``([], reason)``."""
     if os.path.isdir(entry):
         found = []
-        for folder, dirs, files in os.walk(entry):
+        for folder, _, files in os.walk(entry):
             found.extend(os.path.join(folder, f) for f in files if f.lower().endswith(".sgf"))
         return sorted(found), "no SGF files in this folder"
     if os.path.exists(entry):
@@ -243,5 +243,4 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
 
 
 __all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "find_sgf_files",
-           "split_game_trees",
-           "SGFError"]
+           "split_game_trees", "SGFError"]

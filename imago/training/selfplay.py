@@ -11,7 +11,8 @@ mover's own eye: with ``temperature`` for the first ``sample_moves`` moves
 (variety), then with ``late_temperature`` (near the network's best play).
 A game ends after two passes or ``max_moves`` moves and is counted by area
 once the stones that random playouts judge dead (the engine's dead-stone
-estimate) are removed; points bordering both colours count for neither. Games are written as SGF files that ``train.py`` reads like any other
+estimate) are removed; points bordering both colours count for neither.
+Games are written as SGF files that ``train.py`` reads like any other
 records (``--train-heads value`` trains the value head alone on them).
 
 Run ``python -m imago.training.selfplay --help``.
