@@ -2,7 +2,7 @@
 """Play Go in the terminal against imago, or two humans on one board.
 
 This file only reads the command line; the game is
-:class:`imago.engine.terminal.TerminalGame`.
+:class:`imago.terminal.TerminalGame`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import sys
 from typing import Optional
 
 from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
-from imago.engine.cli import add_engine_arguments, engine_options  # as imagocli
-from imago.engine.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
+from imago.gtp.cli import add_engine_arguments, engine_options  # as imagocli
+from imago.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
                                    TerminalGame)
 from imago.game import BLACK, WHITE
 

@@ -2,7 +2,7 @@
 """imago's GTP engine: ``python imagocli.py [--algorithm NAME] ...``.
 
 Give GoGui or Sabaki this command line (``--help`` lists the options). All
-the work is in :mod:`imago.engine.cli`; this file only makes the package
+the work is in :mod:`imago.gtp.cli`; this file only makes the package
 importable when run from a checkout.
 """
 
@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the GTP engine (also the ``imagocli`` console script)."""
-    from imago.engine.cli import main as cli_main
+    from imago.gtp.cli import main as cli_main
     return cli_main(argv)
 
 

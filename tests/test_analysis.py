@@ -8,7 +8,7 @@ import time
 
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
-from imago.engine.gtp_io import ImagoIO
+from imago.gtp.io import ImagoIO
 
 
 class TimedInput:

@@ -12,7 +12,7 @@ import pytest
 from imago import sgf
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
-from imago.engine.ownership import dead_stones, estimated_score
+from imago.game.ownership import dead_stones, estimated_score
 from imago.game import GameState, index_to_vertex, vertex_to_index
 
 

@@ -1,4 +1,4 @@
-"""Terminal play: go.py and imago.engine.terminal driven through stdin,
+"""Terminal play: go.py and imago.terminal driven through stdin,
 in-process (TerminalGame on string streams) and as a subprocess."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Optional
 
 import pytest
 
-from imago.engine import terminal
+from imago import terminal
 from imago.engine.algorithm import RESIGN, DecisionAlgorithm
-from imago.engine.terminal import COMMANDS, TerminalGame, render_board
+from imago.terminal import COMMANDS, TerminalGame, render_board
 from imago.game import BLACK, WHITE, GameState, vertex_to_index
 
 REPO = Path(__file__).resolve().parent.parent

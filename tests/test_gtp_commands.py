@@ -8,9 +8,9 @@ import pytest
 
 import imago
 from imago.engine.algorithm import RESIGN, DecisionAlgorithm
-from imago.engine.commands import COMMANDS, GtpError, execute
+from imago.gtp.commands import COMMANDS, GtpError, execute
 from imago.engine.engine import GameEngine
-from imago.engine.gtp_io import ImagoIO
+from imago.gtp.io import ImagoIO
 from imago.engine.random_algorithm import RandomAlgorithm
 from imago.engine.timecontrol import ABSOLUTE, BYOYOMI, CANADIAN, NONE
 from imago.game import BLACK, EMPTY, WHITE, vertex_to_index

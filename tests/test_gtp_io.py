@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from imago.engine.engine import GameEngine
-from imago.engine.gtp_io import ImagoIO, format_response, parse_command, preprocess
+from imago.gtp.io import ImagoIO, format_response, parse_command, preprocess
 from imago.engine.random_algorithm import RandomAlgorithm
 
 REPO = Path(__file__).resolve().parent.parent
@@ -247,7 +247,7 @@ def test_cli_survives_binary_garbage():
 
 
 def test_cli_does_not_import_tensorflow():
-    code = ("import sys, imago.engine.cli, imago.engine.commands;"
+    code = ("import sys, imago.gtp.cli, imago.gtp.commands;"
             "assert 'tensorflow' not in sys.modules, 'tensorflow imported'")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, timeout=60)
 
@@ -262,7 +262,7 @@ def test_imagocli_main_is_importable():
 
 
 def test_cli_algorithm_options():
-    from imago.engine.cli import parse_option as _option
+    from imago.gtp.cli import parse_option as _option
 
     assert _option("visits=400") == ("visits", 400)
     assert _option("c-puct=1.5") == ("c_puct", 1.5)

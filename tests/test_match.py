@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from imago import match
-from imago.engine.gtp_client import EngineDied, GTPClient, GTPError, GTPTimeout
+from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 
 IMAGO = f"{sys.executable} imagocli.py --algorithm random --seed 3"
 

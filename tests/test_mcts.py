@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from imago.engine.algorithm import RESIGN, create_algorithm
-from imago.engine.mcts import PlayoutEvaluator, PUCTSearch, move_index
+from imago.search.mcts import PlayoutEvaluator, PUCTSearch, move_index
 from imago.game import BLACK, WHITE, GameState, index_to_vertex, vertex_to_index
 
 

@@ -154,7 +154,7 @@ def policy_with(best: int, p_best: float, p_pass: float) -> np.ndarray:
 
 
 def test_policy_algorithm_plays_best_legal_move():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(9)
     state.play(BLACK, state.point(4, 4))
@@ -169,7 +169,7 @@ def test_policy_algorithm_plays_best_legal_move():
 
 
 def test_policy_algorithm_passes_when_pass_is_rated_higher():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(9)
     algo = PolicyAlgorithm(network=FixedNetwork(policy_with(40, 0.2, 0.7)))
@@ -177,7 +177,7 @@ def test_policy_algorithm_passes_when_pass_is_rated_higher():
 
 
 def test_policy_algorithm_passes_when_only_own_eyes_remain():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(5, komi=0.5)
     # black fills the 5x5 board but for two one-point eyes
@@ -192,7 +192,7 @@ def test_policy_algorithm_passes_when_only_own_eyes_remain():
 
 
 def test_policy_algorithm_samples_only_legal_moves():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(9)
     for c in range(9):
@@ -204,7 +204,7 @@ def test_policy_algorithm_samples_only_legal_moves():
 
 
 def test_policy_algorithm_ends_a_won_game_after_a_pass():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(9, komi=0.5)
     for r in range(9):
@@ -222,7 +222,7 @@ def test_policy_algorithm_ends_a_won_game_after_a_pass():
 
 
 def test_policy_algorithm_does_not_pass_when_its_dead_stones_would_lose():
-    from imago.nn.policy_algorithm import PolicyAlgorithm
+    from imago.engine.policy_algorithm import PolicyAlgorithm
 
     state = GameState(9, komi=9.5)
     for r in range(9):

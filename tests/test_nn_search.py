@@ -10,7 +10,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from imago.engine.algorithm import create_algorithm  # noqa: E402
-from imago.engine.mcts import PUCTSearch  # noqa: E402
+from imago.search.mcts import PUCTSearch  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
 

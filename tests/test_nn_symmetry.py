@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("tensorflow")
 
-from imago.engine.mcts import PUCTSearch  # noqa: E402
+from imago.search.mcts import PUCTSearch  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
 from imago.nn.features import (apply_symmetry, encode_batch, point_to_move,  # noqa: E402

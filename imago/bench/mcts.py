@@ -17,7 +17,7 @@ import sys
 import time
 
 from imago.bench import random_positions
-from imago.engine.mcts import PlayoutEvaluator, PUCTSearch
+from imago.search.mcts import PlayoutEvaluator, PUCTSearch
 from imago.game import BLACK, GameState
 
 

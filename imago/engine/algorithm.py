@@ -63,7 +63,7 @@ DEFAULT_ALGORITHM = default_algorithm()
 
 ALGORITHMS: dict[str, str] = {
     "random": "imago.engine.random_algorithm:RandomAlgorithm",
-    "policy": "imago.nn.policy_algorithm:PolicyAlgorithm",
+    "policy": "imago.engine.policy_algorithm:PolicyAlgorithm",
     "uct": "imago.engine.uct:UCTAlgorithm",
     "mcts": "imago.engine.mcts_algorithm:MCTSAlgorithm",
 }

@@ -19,8 +19,8 @@ from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, are
                         format_board, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from .stream import NullStream
-from .ownership import dead_stones, estimated_score, final_ownership, seki_stones
+from imago.gtp.stream import NullStream
+from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 from .timecontrol import TimeControl
 
 log = logging.getLogger(__name__)
@@ -158,7 +158,7 @@ class GameEngine:
 
     def final_ownership(self) -> list[float]:
         """The estimate that decides dead stones and the final count (see
-        :func:`imago.engine.ownership.final_ownership`)."""
+        :func:`imago.game.ownership.final_ownership`)."""
         return final_ownership(self.state.board, self.state.to_move)
 
     def dead_stones(self) -> list[int]:

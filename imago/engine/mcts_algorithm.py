@@ -17,8 +17,8 @@ import numpy as np
 from imago.game import BLACK, WHITE, GameState
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from .mcts import PlayoutEvaluator, PUCTSearch, SearchNode
-from .ownership import dead_stones, estimated_score, final_ownership, seki_stones
+from imago.search.mcts import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 
 NO_MODEL = ("", "none", "playouts")
 _ANY_START = random.Random(0)

@@ -1,6 +1,6 @@
 """The bridge from tree search to a network: priors, values, ownership.
 
-:class:`NetworkEvaluator` is what :class:`imago.engine.mcts.PUCTSearch`
+:class:`NetworkEvaluator` is what :class:`imago.search.mcts.PUCTSearch`
 calls with a batch of positions; one compiled network call answers the whole
 batch. Positions are anything with ``board``, ``parent`` and ``to_move``
 (game-tree nodes or search nodes), so history planes are encoded from the

@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
-from imago.engine.ownership import dead_stones, final_ownership
+from imago.game.ownership import dead_stones, final_ownership
 from imago.game import GameState
 from imago.game.scoring import format_result
 from imago.nn.features import point_to_move

@@ -3,7 +3,7 @@
 Only argument parsing and wiring live here: the algorithm comes from the
 registry (:func:`~imago.engine.algorithm.create_algorithm`), the game and
 clock from :class:`~imago.engine.engine.GameEngine`, the protocol from
-:class:`~imago.engine.gtp_io.ImagoIO`. Nothing heavy is imported before the
+:class:`~imago.gtp.io.ImagoIO`. Nothing heavy is imported before the
 chosen algorithm asks for it, so the engine starts at once.
 """
 
@@ -18,10 +18,10 @@ from typing import Optional, Sequence
 import imago
 from imago.game.coords import MAX_SIZE
 
-from .algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm, shared_options
-from .engine import GameEngine
-from .gtp_io import ImagoIO
-from .timecontrol import TimeControl
+from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm, shared_options
+from imago.engine.engine import GameEngine
+from .io import ImagoIO
+from imago.engine.timecontrol import TimeControl
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 

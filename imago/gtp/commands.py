@@ -26,7 +26,7 @@ from imago.game import IllegalMoveError, index_to_vertex, parse_color, vertex_to
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
 
-from .engine import STATUSES, GameEngine
+from imago.engine.engine import STATUSES, GameEngine
 
 log = logging.getLogger(__name__)
 

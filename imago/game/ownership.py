@@ -13,7 +13,9 @@ from __future__ import annotations
 import random
 from typing import Optional
 
-from imago.game import BLACK, EMPTY, WHITE, GameBoard, area_owners
+from .board import GameBoard
+from .constants import BLACK, EMPTY, WHITE
+from .scoring import area_owners
 
 DEAD_THRESHOLD = 0.2
 """A stone is dead when its point's ownership favours the other colour by

@@ -22,11 +22,11 @@ from typing import Optional
 
 import numpy as np
 
-from imago.engine.algorithm import DecisionAlgorithm
+from .algorithm import DecisionAlgorithm
 from imago.game import BLACK, GameState, area_score
 
-from .evaluator import DEFAULT_MODEL
-from .features import board_array, board_index, legal_mask, move_to_point, point_to_move
+from imago.nn.evaluator import DEFAULT_MODEL
+from imago.nn.features import board_array, board_index, legal_mask, move_to_point, point_to_move
 
 
 class PolicyAlgorithm(DecisionAlgorithm):
@@ -39,7 +39,7 @@ class PolicyAlgorithm(DecisionAlgorithm):
 
     def __init__(self, model: Optional[str] = None, temperature: float = 0.0,
                  seed: Optional[int] = None, network=None):
-        from .networks import NeuralNetwork
+        from imago.nn.networks import NeuralNetwork
 
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(None if seed is None else int(seed))

@@ -16,8 +16,8 @@ from typing import Optional, Sequence
 from imago.game import BLACK, WHITE, index_to_vertex, parse_color
 
 from .commands import GtpError, color, command, word
-from .engine import GameEngine
-from .mcts import PlayoutEvaluator, PUCTSearch, SearchResult
+from imago.engine.engine import GameEngine
+from imago.search.mcts import PlayoutEvaluator, PUCTSearch, SearchResult
 
 DEFAULT_INTERVAL = 1.0   # seconds between info lines when none is asked for
 MAX_ANALYSIS_VISITS = 1_000_000

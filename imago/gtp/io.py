@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, TextIO
 
 from . import commands
-from .engine import GameEngine
+from imago.engine.engine import GameEngine
 from .stream import NullStream, ResponseStream
 
 log = logging.getLogger(__name__)

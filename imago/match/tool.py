@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
-from imago.engine.gtp_client import EngineDied, GTPClient, GTPError, GTPTimeout
+from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
 

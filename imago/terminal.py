@@ -22,7 +22,7 @@ from imago.game import (BLACK, WHITE, GameBoard, GameState, IllegalMoveError, ar
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
 
-from .algorithm import DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm, create_algorithm
+from imago.engine.algorithm import DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm, create_algorithm
 
 DEFAULT_SIZE = 9
 DEFAULT_KOMI = 7.5

@@ -1,0 +1,1 @@
+"""Tree search over positions: PUCT Monte Carlo tree search."""
