@@ -8,7 +8,9 @@ A point is named three ways:
   ``(row + 1) * (size + 2) + col + 1``;
 - a GTP vertex (``D4``; column letters skip ``I``) or an SGF point (``dd``).
 
-``None`` stands for a pass everywhere.
+A move is also numbered as the networks and the search's policy vectors
+number it: ``row * size + col``, with ``size * size`` for the pass.
+``None`` stands for a pass everywhere else.
 """
 
 from __future__ import annotations
@@ -99,3 +101,20 @@ def vertex_to_index(text: str, size: int) -> Optional[int]:
 def index_to_vertex(index: Optional[int], size: int) -> str:
     """Internal index straight to a GTP vertex (``pass`` for None)."""
     return "pass" if index is None else format_vertex(from_index(index, size), size)
+
+
+def point_to_move(point: Optional[int], size: int) -> int:
+    """Move number of an internal index (``row * size + col``; ``size *
+    size`` for the pass, None): the index of a policy vector."""
+    if point is None:
+        return size * size
+    row, col = divmod(point, size + 2)
+    return (row - 1) * size + col - 1
+
+
+def move_to_point(move: int, size: int) -> Optional[int]:
+    """Internal index of a move number (None for the pass, ``size * size``)."""
+    if move == size * size:
+        return None
+    row, col = divmod(int(move), size)
+    return (row + 1) * (size + 2) + col + 1

@@ -11,6 +11,7 @@ from typing import Iterable, Iterator, Optional
 from .board import GameBoard, IllegalMoveError
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .coords import from_index, index_to_vertex, to_index
+from .counting import Rules
 from .handicap import fixed_handicap_points, free_handicap_points
 from .scoring import area_score, format_result
 
@@ -298,6 +299,12 @@ class GameState:
         self._place_handicap(list(points))
 
     # ------------------------------------------------------------ scoring
+    @property
+    def rules(self) -> Rules:
+        """The rules of the game: its komi, area scoring, positional superko,
+        no suicide (what :func:`imago.game.count` counts by)."""
+        return Rules(self.komi)
+
     def score(self, dead: Iterable[int] = ()) -> float:
         """Area score from Black's side, komi included, dead stones removed."""
         return area_score(self.board, self.komi, dead)

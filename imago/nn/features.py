@@ -28,6 +28,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from imago.game import BLACK, WHITE, GameBoard, GameMove
+from imago.game.coords import move_to_point, point_to_move
 
 PLANE_SETS: dict[str, int] = {"basic": 2, "history": 18, "extended": 26}
 """Plane-set name -> number of planes."""
@@ -53,22 +54,6 @@ def board_index(size: int) -> np.ndarray:
     rows = np.arange(1, size + 1)[:, None] * stride
     cols = np.arange(1, size + 1)[None, :]
     return (rows + cols).reshape(-1).astype(np.intp)
-
-
-def point_to_move(point: Optional[int], size: int) -> int:
-    """Flat move index (``row * size + col``; ``size * size`` for a pass)."""
-    if point is None:
-        return size * size
-    row, col = divmod(point, size + 2)
-    return (row - 1) * size + col - 1
-
-
-def move_to_point(move: int, size: int) -> Optional[int]:
-    """Internal index of a flat move index (None for the pass)."""
-    if move == size * size:
-        return None
-    row, col = divmod(int(move), size)
-    return (row + 1) * (size + 2) + col + 1
 
 
 def board_array(board: GameBoard) -> np.ndarray:
