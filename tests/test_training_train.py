@@ -1,10 +1,11 @@
 """End-to-end training into a temporary folder: a tiny net, one epoch, the
-exported model and its metadata, checkpoints and --resume, bad inputs
-named, symmetry batches."""
+exported model and its metadata, checkpoints and --resume, the time limit,
+bad inputs named, symmetry batches, and Keras kept out of the import."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -93,6 +94,26 @@ def test_value_head_alone_trains_from_a_model(tmp_path, games):
     head = {layer.name for layer in net.model.layers if layer.trainable}
     assert value_layers <= head and changed <= head  # ...and nothing else did
     assert "policy" not in head and "ownership" not in head
+
+
+def test_time_limit_stops_between_epochs(tmp_path, games):
+    lines = []
+    info = train(config(tmp_path, games, epochs=3, time_limit=1e-6), log=lines.append)
+    assert "time limit: stopping after epoch 1" in lines
+    assert info["training"]["epochs"] == 1
+
+
+def test_importing_the_trainer_leaves_keras_out():
+    """Keras lives in imago.nn and is imported when training runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys, imago.training.trainer, imago.training.batches; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'keras', 'tensorflow'}))")
+    repo = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=repo).stdout
+    assert out.strip() == "[]"
 
 
 def test_train_only_names_a_missing_head(tmp_path, games):

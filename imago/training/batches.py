@@ -1,13 +1,12 @@
-"""Batches for Keras: shuffled samples with a random board symmetry per
+"""Training batches: shuffled samples with a random board symmetry per
 sample, applied on the fly (the cache holds each position once).
 
-:class:`Batches` is a ``keras.utils.PyDataset`` (works on every Keras back
-end); Keras is imported when the class is first asked for.
+:func:`make_batch` builds one batch with NumPy; :func:`batches` wraps it in
+the Keras feeder of :mod:`imago.nn.fitting`, which imports Keras when called.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Optional
 
 import numpy as np
@@ -39,28 +38,11 @@ def make_batch(samples: Samples, index: np.ndarray, heads: tuple[str, ...],
 def batches(samples: Samples, heads: tuple[str, ...], batch_size: int = 256,
             augment: bool = True, shuffle: bool = True, seed: int = 0):
     """A Keras ``PyDataset`` over ``samples`` (reshuffled every epoch)."""
-    import keras
+    from imago.nn.fitting import batch_feeder
 
-    class Batches(keras.utils.PyDataset):
-        def __init__(self):
-            super().__init__()
-            self.rng = np.random.default_rng(seed)
-            self.order = np.arange(len(samples))
-            if shuffle:
-                self.rng.shuffle(self.order)
-
-        def __len__(self) -> int:
-            return max(1, math.ceil(len(samples) / batch_size))
-
-        def __getitem__(self, i: int):
-            index = np.sort(self.order[i * batch_size:(i + 1) * batch_size])
-            return make_batch(samples, index, heads, self.rng if augment else None)
-
-        def on_epoch_end(self) -> None:
-            if shuffle:
-                self.rng.shuffle(self.order)
-
-    return Batches()
+    return batch_feeder(len(samples),
+                        lambda index, rng: make_batch(samples, index, heads, rng),
+                        batch_size, augment, shuffle, seed)
 
 
 __all__ = ["make_batch", "batches"]

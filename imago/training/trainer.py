@@ -1,9 +1,10 @@
 """The supervised training loop behind ``train.py``.
 
 Reads the samples (:mod:`.data`, cached shards), builds or resumes a
-network, trains it with Keras (progress bars, a learning-rate schedule,
-TensorBoard logs, an atomic checkpoint every epoch), prints the validation
-metrics and exports the model with its metadata.
+network, trains it through :mod:`imago.nn.fitting` (Keras progress bars, a
+learning-rate schedule, TensorBoard logs, an atomic checkpoint every epoch),
+prints the validation metrics and exports the model with its metadata.
+Keras itself is imported only inside :mod:`imago.nn`, when training starts.
 """
 
 from __future__ import annotations
@@ -119,13 +120,12 @@ def train(config: TrainConfig, log=print) -> dict:
     if not len(data.train):
         raise ValueError("no training samples")
 
-    import keras
-
+    from imago.nn.fitting import fit, set_random_seed
     from imago.nn.networks import NeuralNetwork, create_network
 
     from .batches import batches
 
-    keras.utils.set_random_seed(config.seed)
+    set_random_seed(config.seed)
     output = Path(config.output)
     ckpt_dir = Path(config.checkpoint_dir) if config.checkpoint_dir else \
         cache_dir / "checkpoints" / output.stem
@@ -161,45 +161,31 @@ def train(config: TrainConfig, log=print) -> dict:
     val_batches = batches(data.validation, net.heads, config.batch_size, False, False) \
         if len(data.validation) else None
 
-    class Checkpoint(keras.callbacks.Callback):
+    def checkpoint(epoch: int, logs: dict[str, float]) -> None:
         """Atomic checkpoint (with optimizer state) after every epoch."""
+        net.save(ckpt, include_optimizer=True, checkpoint_of=str(output))
+        tmp = ckpt_state.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"epochs_done": epoch + 1, "logs": logs}))
+        os.replace(tmp, ckpt_state)
 
-        def on_epoch_end(self, epoch, logs=None):
-            net.save(ckpt, include_optimizer=True, checkpoint_of=str(output))
-            tmp = ckpt_state.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"epochs_done": epoch + 1, "logs": {
-                k: float(v) for k, v in (logs or {}).items()}}))
-            os.replace(tmp, ckpt_state)
+    def time_is_up(epoch: int, took: float) -> bool:
+        """Whether another epoch like this one would pass the time limit."""
+        if config.time_limit is None:
+            return False
+        if time.time() - start + took > config.time_limit * 60:
+            log(f"time limit: stopping after epoch {epoch + 1}")
+            return True
+        return False
 
-    class TimeLimit(keras.callbacks.Callback):
-        """Stop between epochs when another one would pass the limit."""
-
-        def on_epoch_begin(self, epoch, logs=None):
-            self.t0 = time.time()
-
-        def on_epoch_end(self, epoch, logs=None):
-            if config.time_limit is None:
-                return
-            took = time.time() - self.t0
-            if time.time() - start + took > config.time_limit * 60:
-                log(f"time limit: stopping after epoch {epoch + 1}")
-                self.model.stop_training = True
-
-    callbacks = [keras.callbacks.LearningRateScheduler(lambda e: learning_rate_at(config, e)),
-                 Checkpoint(), TimeLimit()]
-    if config.logdir:
-        try:
-            import tensorboard  # noqa: F401  (tf.summary needs it)
-        except ImportError:
-            log("TensorBoard is not installed (pip install tensorboard); no logs written")
-        else:
-            callbacks.append(keras.callbacks.TensorBoard(config.logdir))
     fit_start = time.time()
-    history = net.train(train_batches, validation_data=val_batches, epochs=config.epochs,
-                        initial_epoch=initial_epoch, callbacks=callbacks,
-                        verbose=config.verbose)
+    history = fit(net, train_batches, val_batches, epochs=config.epochs,
+                  initial_epoch=initial_epoch,
+                  learning_rate=lambda e: learning_rate_at(config, e),
+                  on_epoch_end=checkpoint, stop_after=time_is_up, logdir=config.logdir,
+                  verbose=config.verbose, log=log)
     fit_seconds = time.time() - fit_start
-    epochs_done = initial_epoch + len(history.history.get("loss", []))
+    epochs_run = len(history.get("loss", []))
+    epochs_done = initial_epoch + epochs_run
 
     metrics: dict = {}
     if len(data.validation):
@@ -213,8 +199,8 @@ def train(config: TrainConfig, log=print) -> dict:
                  "validation_split": "by game, stable hash of folder/file name"},
         "metrics": metrics,
         "training": {"epochs": epochs_done, "fit_seconds": round(fit_seconds, 1),
-                     "samples_per_second": round(len(data.train) * len(history.history.get(
-                         "loss", [])) / max(fit_seconds, 1e-9), 1),
+                     "samples_per_second": round(len(data.train) * epochs_run
+                                                 / max(fit_seconds, 1e-9), 1),
                      "config": {k: v for k, v in asdict(config).items() if k != "command"}},
         "command": config.command,
     }
