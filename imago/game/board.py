@@ -405,8 +405,12 @@ class GameBoard:
         return [p for p in self.empties if self.illegal_reason(p, color) is None]
 
     # ------------------------------------------------------------------ set-up
-    def copy(self) -> "GameBoard":
-        """An independent copy (strings, hash and superko history included)."""
+    def copy(self, history: Optional[set[int]] = None) -> "GameBoard":
+        """An independent copy (strings, hash and superko history included).
+
+        ``history``, when given, becomes the copy's superko history instead
+        of a copy of this board's (the game tree rebuilds boards with a
+        history it collects from its nodes)."""
         b = GameBoard.__new__(GameBoard)
         b.size = self.size
         b.stride = self.stride
@@ -422,7 +426,7 @@ class GameBoard:
         b.empty_pos = self.empty_pos[:]
         b.zobrist = self.zobrist
         b.hash = self.hash
-        b.history = set(self.history)
+        b.history = set(self.history) if history is None else history
         b.ko_point = self.ko_point
         b.ko_color = self.ko_color
         return b
@@ -431,15 +435,19 @@ class GameBoard:
                    empty: Iterable[int] = ()) -> None:
         """Setup stones (SGF AB/AW/AE, handicap): put or clear stones without
         captures, then rebuild strings and hash. The new position joins the
-        superko history; ko is cleared.
+        superko history; ko is cleared. Without any point, only ko is
+        cleared (an empty setup node).
         """
         cells = self.cells
+        placed = False
         for color, pts in ((EMPTY, empty), (BLACK, black), (WHITE, white)):
             for p in pts:
                 if cells[p] == EDGE:
                     raise IllegalMoveError("off board", p)
                 cells[p] = color
-        self.rebuild()
+                placed = True
+        if placed:
+            self.rebuild()
         self.history.add(self.hash)
         self.ko_point = 0
         self.ko_color = EMPTY

@@ -1,6 +1,11 @@
 """Parse tree to game tree: an :class:`ASTNode` and its subtree as a
 :class:`~imago.game.GameState`.
 
+The moves are played on one scratch board while the parse tree is walked
+depth first (copied only where a node has variations); the game tree's
+nodes get the facts about each position, not the board (see
+:mod:`imago.game.tree`).
+
 - Game info: ``GM`` must be 1; ``SZ`` square, 2..25 (else SGFError);
   ``KM`` and ``HA`` set ``komi`` and ``handicap``. The root's properties
   stay in ``root.properties`` except ``FF``, ``GM`` and ``CA``, which
@@ -32,8 +37,9 @@ from __future__ import annotations
 import gc
 from typing import Optional
 
-from imago.game import BLACK, WHITE, GameMove, GameState, opponent
+from imago.game import BLACK, EMPTY, WHITE, GameBoard, GameMove, GameState, opponent
 from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_index
+from imago.game.tree import remove_suicided
 
 from .nodes import ASTNode, expand_point_list, unescape
 
@@ -80,13 +86,13 @@ def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     game = GameState(size, root.komi)
     game.handicap = root.handicap
     converter = _Converter(game, point_table(size), lenient, size)
-    # Every node holds a board (lists and sets): building a big tree would
-    # make the cyclic garbage collector rescan the growing heap again and
-    # again. Nothing built here is garbage, so it is paused meanwhile.
+    # A big tree is many small objects and no garbage: the cyclic garbage
+    # collector would rescan the growing heap again and again, so it is
+    # paused meanwhile.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _build(root, converter)
+        _build(root, converter, None, game.root.board.copy())
     finally:
         if collecting:
             gc.enable()
@@ -98,28 +104,30 @@ def add_subtree(ast: ASTNode, parent: GameMove, lenient: bool = False) -> GameMo
     """Convert ``ast`` (any node of a parsed tree) and its subtree into new
     children of ``parent``, an existing GameMove (for instance to paste a
     variation); returns the GameMove of ``ast``. Raises SGFError."""
-    converter = _Converter(None, point_table(parent.board.size), lenient,
-                           parent.board.size)
-    return _build(ast, converter, parent)
+    converter = _Converter(None, point_table(parent.size), lenient, parent.size)
+    return _build(ast, converter, parent, parent.board.copy())
 
 
-def _build(top: ASTNode, converter: "_Converter",
-           parent: Optional[GameMove] = None) -> GameMove:
+def _build(top: ASTNode, converter: "_Converter", parent: Optional[GameMove],
+           board: GameBoard) -> GameMove:
     """Convert ``top`` below ``parent`` (None: as the game's root) and its
-    subtree, depth first; return the GameMove of ``top``."""
-    stack: list[tuple[ASTNode, Optional[GameMove]]] = [(top, parent)]
+    subtree, depth first, playing on ``board`` (the position at
+    ``parent``); return the GameMove of ``top``."""
+    stack: list[tuple[ASTNode, Optional[GameMove], GameBoard]] = [(top, parent, board)]
     first = None
+    convert = converter.node
     while stack:
-        ast, parent = stack.pop()
-        node = converter.node(ast, parent)
+        ast, parent, board = stack.pop()
+        node = convert(ast, parent, board)
         if first is None:
             first = node
         children = ast.children
         if children:
-            if len(children) == 1:
-                stack.append((children[0], node))
-            else:
-                stack.extend((child, node) for child in reversed(children))
+            # the main line is walked first, on copies of this position;
+            # the last variation gets the board itself
+            stack.append((children[-1], node, board))
+            for child in reversed(children[:-1]):
+                stack.append((child, node, board.copy()))
     return first
 
 
@@ -133,9 +141,10 @@ class _Converter:
         self.lenient = lenient
         self.size = size
 
-    def node(self, ast: ASTNode, parent: Optional[GameMove]) -> GameMove:
+    def node(self, ast: ASTNode, parent: Optional[GameMove], board: GameBoard) -> GameMove:
         """Add the GameMove node(s) of one AST node below ``parent`` (None:
-        the root); return the last one (where the children go)."""
+        the root), playing on ``board``; return the last one (where the
+        children go)."""
         props = ast.properties
         if len(props) == 1 and parent is not None:
             # the common node: one move and nothing else
@@ -145,10 +154,10 @@ class _Converter:
                 values = props.get("W")
                 color = WHITE
             if values is not None and len(values) == 1:
-                return self.play(ast, parent, color, values[0])
+                return self.play(ast, parent, color, values[0], board)
         moves = setup = player = None
         others: dict[str, list[str]] = {}
-        for name, values in ast.properties.items():
+        for name, values in props.items():
             if name == "B" or name == "W":
                 if moves is None:
                     moves = []
@@ -168,19 +177,27 @@ class _Converter:
         if parent is None:
             node = self.game.root
             if setup:
-                node.add_setup(*self.setup_points(ast, setup))
+                points = self.setup_points(ast, setup)
+                node.add_setup(*points)
+                board.set_stones(*points)
             node.properties = others  # game info stays at the root
             others = None
-            if player is None and self.game.handicap and node.setup.get(BLACK):
+            if player is None and self.game.handicap and node.has_setup \
+                    and node.setup.get(BLACK):
                 node.to_move = WHITE
         elif setup or not moves:
-            node = parent.add_setup_child(*self.setup_points(ast, setup)) if setup \
-                else parent.add_setup_child()
+            black, white, empty = self.setup_points(ast, setup)
+            board.set_stones(black, white, empty)
+            stones = {}
+            for color, points in ((BLACK, black), (WHITE, white), (EMPTY, empty)):
+                if points:
+                    stones[color] = points
+            node = parent.add_child(board, setup=stones)
         else:
             node = parent
         if moves:
             for color, value in moves:
-                node = self.play(ast, node, color, value, "KO" in props)
+                node = self.play(ast, node, color, value, board, "KO" in props)
         if others:
             node.properties = others
         if player is not None:
@@ -242,53 +259,48 @@ class _Converter:
 
     # ------------------------------------------------------------ moves
     def play(self, ast: ASTNode, parent: GameMove, color: int, value: str,
-             force: bool = False) -> GameMove:
-        """A new child of ``parent`` for the move (never merged with an
-        existing child: every variation of the file is kept). ``force``
-        (the node has ``KO[]``, "play it even if illegal") keeps an illegal
-        move as lenient mode does."""
-        point = self.point(ast, color, value)
-        board = parent.board.copy()
-        captured = 0
+             board: GameBoard, force: bool = False) -> GameMove:
+        """A new child of ``parent`` for the move, played on ``board`` (never
+        merged with an existing child: every variation of the file is
+        kept). ``force`` (the node has ``KO[]``, "play it even if illegal")
+        keeps an illegal move as lenient mode does."""
+        try:
+            point = self.table[value]
+        except KeyError:
+            point = self.point(ast, color, value)
         if point is None:
             board.play(None, color)
-        else:
-            reason = board.illegal_reason(point, color)
-            if reason is None or reason == "superko":
-                captured = board.place(point, color)
-            elif not (self.lenient or force):
-                letter = "B" if color == BLACK else "W"
-                where = format_sgf_point(from_index(point, self.size))
-                raise ast.error(f"illegal move {letter}[{where}]: {reason}")
-            elif reason == "occupied":
-                stones = {BLACK: [], WHITE: []}
-                stones[color].append(point)
-                child = parent.add_setup_child(stones[BLACK], stones[WHITE])
-                child.to_move = opponent(color)
-                return child
-            else:  # ko retaken, or suicide: keep the record's position
-                captured = board.place(point, color)
-                if not board.libs[board.root[point]]:
-                    suicided = board.string_stones(point)
-                    board.set_stones(empty=suicided)
-                    color_captures = len(suicided)
-                    black, white = parent.captures
-                    captures = (black, white + color_captures) if color == BLACK \
-                        else (black + color_captures, white)
-                    child = GameMove(board, parent, color, point, captures,
-                                     opponent(color), parent.number + 1)
-                    parent.children.append(child)
-                    return child
-        black, white = parent.captures
+            return parent.add_child(board, color)
+        reason = board.illegal_reason(point, color)
+        if reason is None or reason == "superko":
+            captured = board.place(point, color)
+        elif not (self.lenient or force):
+            letter = "B" if color == BLACK else "W"
+            where = format_sgf_point(from_index(point, self.size))
+            raise ast.error(f"illegal move {letter}[{where}]: {reason}")
+        elif reason == "occupied":
+            # a setup node that replaces the stone, the other colour to move
+            if color == BLACK:
+                board.set_stones(black=[point])
+            else:
+                board.set_stones(white=[point])
+            return parent.add_child(board, setup={color: [point]}, to_move=opponent(color))
+        else:  # ko retaken, or suicide: keep the record's position
+            captured = board.place(point, color)
+            if not board.libs[board.root[point]]:
+                suicided = remove_suicided(board, point)
+                black, white = parent.captures
+                captures = (black, white + suicided) if color == BLACK \
+                    else (black + suicided, white)
+                return parent.add_child(board, color, point, captures=captures)
         if captured:
+            black, white = parent.captures
             if color == BLACK:
                 black += captured
             else:
                 white += captured
-        child = GameMove(board, parent, color, point, (black, white), opponent(color),
-                         parent.number + 1)
-        parent.children.append(child)
-        return child
+            return parent.add_child(board, color, point, captures=(black, white))
+        return parent.add_child(board, color, point)
 
 
 __all__ = ["to_game", "add_subtree", "point_table", "check_game_info", "FILE_PROPERTIES"]

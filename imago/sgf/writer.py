@@ -35,7 +35,7 @@ def format_number(value: float) -> str:
 def root_to_move(game: GameState) -> int:
     """Whose turn it is at the root when the file has no ``PL``: White after
     handicap stones (``HA`` >= 1 and black setup stones), else Black."""
-    if game.handicap and game.root.setup.get(BLACK):
+    if game.handicap and game.root.has_setup and game.root.setup.get(BLACK):
         return WHITE
     return BLACK
 
@@ -91,16 +91,18 @@ class _Writer:
         elif node.color is not None:
             parts.append(("B[" if node.color == BLACK else "W[") + self.point(node.point) + "]")
             natural = opponent(node.color)
-            if node.setup:
+            if node.has_setup:
                 # setup after a move: a following setup-only node
                 parts.append(";")
         else:
             natural = node.parent.to_move
-        if node.setup:
+        if node.has_setup:
             parts.extend(self.setup(node))
         if node.to_move != natural:
             parts.append("PL[B]" if node.to_move == BLACK else "PL[W]")
         skip = _GAME_FIELDS if is_root else ()
+        if not node.has_properties:
+            return "".join(parts)
         for name, values in node.properties.items():
             if name in _MODELLED or name in skip or not values:
                 continue
