@@ -8,7 +8,7 @@ import pytest
 
 import imago
 from imago.engine.algorithm import RESIGN, DecisionAlgorithm
-from imago.gtp.commands import COMMANDS, GtpError, execute
+from imago.gtp.commands import COMMANDS, GtpError, Session, execute
 from imago.engine.engine import GameEngine
 from imago.gtp.io import ImagoIO
 from imago.engine.random_algorithm import RandomAlgorithm
@@ -37,14 +37,14 @@ def gtp(engine: GameEngine, *lines: str) -> str:
 def ok(engine: GameEngine, line: str) -> str:
     """The text of a successful response."""
     name, *args = line.split()
-    return execute(engine, name, args)
+    return execute(Session(engine), name, args)
 
 
 def error(engine: GameEngine, line: str) -> str:
     """The error text of a failing command."""
     name, *args = line.split()
     with pytest.raises(GtpError) as info:
-        execute(engine, name, args)
+        execute(Session(engine), name, args)
     return str(info.value)
 
 

@@ -126,7 +126,7 @@ def test_exception_in_a_handler_does_not_end_the_loop(monkeypatch, caplog):
 
 
 def test_custom_executor_errors_are_contained():
-    def execute(engine, name, args):
+    def execute(session, name, args):
         if name == "boom":
             raise KeyError(name)
         return " ".join([name] + list(args))

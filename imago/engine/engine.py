@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import inspect
 import logging
-import sys
 import time
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, area_owners,
                         format_result,
                         format_board, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from imago.gtp.stream import NullStream
 from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 from .timecontrol import TimeControl
+
+if TYPE_CHECKING:
+    from imago.search import PUCTSearch
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class GameEngine:
         state: the :class:`GameState` being played.
         algorithm: the :class:`DecisionAlgorithm` that chooses moves.
         time_control: the :class:`TimeControl` (clock and per-move budget).
-        quit_requested: set by :meth:`quit`; the I/O loop stops after it.
+        quit_requested: set by GTP ``quit``; the I/O loop stops after it.
     """
 
     def __init__(self, algorithm: DecisionAlgorithm, size: int = 19, komi: float = 7.5,
@@ -52,10 +53,8 @@ class GameEngine:
         self.algorithm = algorithm
         self.state = GameState(size, komi)
         self.time_control = time_control if time_control is not None else TimeControl()
-        self.stream = NullStream()  # set by ImagoIO while a command runs
-        self.gogui_gfx = False      # live gogui-gfx lines on stderr
-        self.gfx_progress: Optional[Callable] = None
         self.quit_requested = False
+        self._playout_search: Optional[PUCTSearch] = None
         self.algorithm.new_game(self.state)
 
     # ------------------------------------------------------------ set-up
@@ -89,29 +88,27 @@ class GameEngine:
         :class:`IllegalMoveError` with the reason; the game is unchanged."""
         return self.state.play(color, point)
 
-    def choose_move(self, color: int, progress: Optional[Callable] = None,
-                    interval: Optional[float] = None) -> Optional[int]:
+    def choose_move(self, color: int, stop: Optional[Callable[[], bool]] = None,
+                    progress: Optional[Callable[[Any], None]] = None,
+                    interval: float = 1.0) -> Optional[int]:
         """Ask the algorithm for ``color``'s move (point, None for pass or
         :data:`RESIGN`) within the clock's budget, without playing it.
 
-        Algorithms that accept them get ``stop`` (true once GoGui sends
-        ``# interrupt``) and ``progress`` (called with the search every
-        ``interval`` seconds: analysis lines, GoGui live graphics)."""
+        Algorithms that accept them get ``stop`` (the search ends once it
+        returns true: a controller's interrupt) and ``progress`` (called
+        with the search every ``interval`` seconds: analysis lines, live
+        graphics); the caller decides what those mean."""
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
         accepted = algorithm_parameters(self.algorithm)
         extra: dict = {}
-        if "stop" in accepted:
-            extra["stop"] = self.stream.gogui_interrupt
-        if progress is None and self.gogui_gfx and self.gfx_progress is not None:
-            progress, interval = self.gfx_progress, 0.5
+        if stop is not None and "stop" in accepted:
+            extra["stop"] = stop
         if progress is not None and "progress" in accepted:
             extra["progress"] = progress
-            extra["interval"] = interval or 1.0
+            extra["interval"] = interval
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
-        if self.gogui_gfx:
-            print("gogui-gfx: CLEAR", file=sys.stderr, flush=True)
         used = time.monotonic() - started
         self.time_control.record_move(color, used)
         log.info("%s chose %s in %.2f s (budget %s)", self.algorithm.name,
@@ -119,14 +116,31 @@ class GameEngine:
                  "none" if seconds is None else f"{seconds:.2f} s")
         return move
 
-    def genmove(self, color: int, progress: Optional[Callable] = None,
-                interval: Optional[float] = None) -> Optional[int]:
-        """Choose ``color``'s move and play it; returns the move (point,
-        None for pass, :data:`RESIGN` -- a resignation changes nothing)."""
-        move = self.choose_move(color, progress, interval)
+    def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,
+                progress: Optional[Callable[[Any], None]] = None,
+                interval: float = 1.0) -> Optional[int]:
+        """Choose ``color``'s move (see :meth:`choose_move`) and play it;
+        returns the move (point, None for pass, :data:`RESIGN` -- a
+        resignation changes nothing)."""
+        move = self.choose_move(color, stop, progress, interval)
         if move != RESIGN:
             self.play(color, move)
         return move
+
+    def analysis_search(self) -> PUCTSearch:
+        """The PUCT search analysis runs (GUIs' win rates, candidates,
+        principal variations): the algorithm's own ``search`` when it has
+        one, so analysis and play share one tree; else one over random
+        playouts, kept here between calls, its komi that of the game."""
+        from imago.search import PlayoutEvaluator, PUCTSearch
+
+        search = getattr(self.algorithm, "search", None)
+        if isinstance(search, PUCTSearch):
+            return search
+        if self._playout_search is None:
+            self._playout_search = PUCTSearch(PlayoutEvaluator(seed=1), batch_size=8, seed=1)
+        self._playout_search.evaluator.komi = self.state.komi
+        return self._playout_search
 
     def undo(self) -> None:
         """Take back the last move. Raises ValueError("cannot undo") when

@@ -2,9 +2,11 @@
 
 Only argument parsing and wiring live here: the algorithm comes from the
 registry (:func:`~imago.engine.algorithm.create_algorithm`), the game and
-clock from :class:`~imago.engine.engine.GameEngine`, the protocol from
-:class:`~imago.gtp.io.ImagoIO`. Nothing heavy is imported before the
-chosen algorithm asks for it, so the engine starts at once.
+clock from :class:`~imago.engine.engine.GameEngine` (built here), the
+protocol from :class:`~imago.gtp.io.ImagoIO`; go.py shares the engine
+options (:func:`add_engine_arguments`, :func:`engine_options`). Nothing
+heavy is imported before the chosen algorithm asks for it, so the engine
+starts at once.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import sys
 from typing import Optional, Sequence
 
 import imago
+from imago.engine.algorithm import (DEFAULT_ALGORITHM, algorithm_names, create_algorithm,
+                                    shared_options)
+from imago.engine.engine import GameEngine
+from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
 
-from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names, create_algorithm, shared_options
-from imago.engine.engine import GameEngine
 from .io import ImagoIO
-from imago.engine.timecontrol import TimeControl
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 

@@ -12,7 +12,9 @@ Input is read by a background thread into a queue, so a long-running
 command can see that new input arrived (:meth:`ImagoIO.input_pending`) and
 stop, and can stream lines with :meth:`ImagoIO.write_line` -- what
 interruptible analysis commands (``lz-analyze``, GoGui's ``# interrupt``)
-need.
+need. Each command runs in the loop's :class:`~imago.gtp.table.Session`,
+whose ``stream`` is the command's :class:`~imago.gtp.stream.ResponseStream`
+while it runs.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, TextIO
 
-from . import commands
 from imago.engine.engine import GameEngine
+
+from . import commands
 from .stream import NullStream, ResponseStream
+from .table import GtpError, Session
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +40,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 _ID = re.compile(r"[0-9]+")
 
-Executor = Callable[[GameEngine, str, Sequence[str]], str]
+Executor = Callable[[Session, str, Sequence[str]], str]
+"""Runs one command in a session: name and argument words to response text."""
 
 
 def preprocess(line: str) -> str:
@@ -87,12 +92,14 @@ class ImagoIO:
     """The GTP loop: reads ``input``, answers on ``output``.
 
     ``execute`` runs one command (default: :func:`commands.execute`, the
-    command table). Use :meth:`run` to serve until EOF or ``quit``.
+    command table) in :attr:`session`, which keeps the conversation's state
+    between commands. Use :meth:`run` to serve until EOF or ``quit``.
     """
 
     def __init__(self, engine: GameEngine, input: TextIO = sys.stdin,
                  output: TextIO = sys.stdout, execute: Executor = commands.execute):
         self.engine = engine
+        self.session = Session(engine)
         self.input = input
         self.output = output
         self.execute = execute
@@ -160,21 +167,22 @@ class ImagoIO:
             log.debug("<< %s", line.rstrip("\n"))
             cmd_id = cmd.id
             stream = ResponseStream(self, cmd_id)
-            self.engine.stream = stream
-            text = self.execute(self.engine, cmd.name, cmd.args)
+            self.session.stream = stream
+            text = self.execute(self.session, cmd.name, cmd.args)
             success = True
-        except commands.GtpError as error:
+        except GtpError as error:
             text, success = str(error), False
         except Exception as error:  # a bug must not end the session
             log.exception("command %r failed", line.strip())
             text, success = f"internal error: {type(error).__name__}: {error}", False
         finally:
-            self.engine.stream = NullStream()
+            self.session.stream = NullStream()
         if stream is not None and stream.started:
             # the "=id" line went out already: send the rest and the blank line
             if not success:
                 log.error("streamed command failed after its answer began: %s", text)
-            body = "\n".join(ln.rstrip() for ln in text.split("\n") if ln.strip()) if success else ""
+            lines = [ln.rstrip() for ln in text.split("\n") if ln.strip()] if success else []
+            body = "\n".join(lines)
             response = (body + "\n" if body else "") + "\n"
             log.debug(">> (streamed) %s", body)
             return response

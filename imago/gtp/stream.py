@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Protocol
 
 
 INTERRUPT = "# interrupt"
 """GoGui's interrupt: this comment line arrives while a command runs."""
+
+
+class Stream(Protocol):
+    """What a command handler writes a streamed response to and asks
+    whether the controller wants it to stop."""
+
+    started: bool
+
+    def begin(self) -> None: ...
+
+    def line(self, text: str) -> bool: ...
+
+    def interrupted(self) -> bool: ...
+
+    def gogui_interrupt(self) -> bool: ...
 
 
 class ResponseStream:
@@ -40,8 +55,9 @@ class ResponseStream:
 
 
 class NullStream:
-    """The stream of a command run outside ImagoIO (tests, go.py): lines
-    are dropped and nothing interrupts."""
+    """The stream of a command run outside ImagoIO (a
+    :class:`~imago.gtp.table.Session` built by hand, as tests do): lines are
+    dropped and nothing interrupts."""
 
     started = False
 

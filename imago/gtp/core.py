@@ -1,0 +1,248 @@
+"""The core GTP version 2 commands, and the KGS and GNU Go ones controllers
+expect: administration, set-up, play, views, scoring, SGF and time.
+
+Each handler parses nothing itself (the table's argument parsers do), asks
+the :class:`~imago.engine.engine.GameEngine`, and answers text or raises
+:class:`~imago.gtp.table.GtpError` with the specification's error text.
+The move generators go through :func:`~imago.gtp.moves.engine_move`, which
+gives the engine GoGui's interrupt and live graphics.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Optional, Sequence
+
+import imago
+from imago.engine.engine import STATUSES, GameEngine
+from imago.game import IllegalMoveError, index_to_vertex
+from imago.game.constants import COLOR_NAMES
+from imago.game.coords import MAX_SIZE
+
+from .moves import engine_move
+from .table import (COMMANDS, GtpError, Session, color, command, handicap_vertex, integer,
+                    lower_word, move_vertex, number, word)
+
+log = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 2
+ENGINE_NAME = "imago"
+
+
+def _vertices(engine: GameEngine, points: Sequence[Optional[int]]) -> str:
+    return " ".join(index_to_vertex(p, engine.size) for p in points)
+
+
+# ---------------------------------------------------------------- administration
+@command("protocol_version")
+def _protocol_version(engine: GameEngine) -> str:
+    return str(PROTOCOL_VERSION)
+
+
+@command("name")
+def _name(engine: GameEngine) -> str:
+    return ENGINE_NAME
+
+
+@command("version")
+def _version(engine: GameEngine) -> str:
+    return imago.__version__
+
+
+@command("known_command", word)
+def _known_command(engine: GameEngine, name: str) -> str:
+    return "true" if name in COMMANDS else "false"
+
+
+@command("list_commands")
+def _list_commands(engine: GameEngine) -> str:
+    return "\n".join(COMMANDS)
+
+
+@command("quit")
+def _quit(engine: GameEngine) -> str:
+    engine.quit_requested = True
+    return ""
+
+
+# ---------------------------------------------------------------- set-up
+@command("boardsize", integer)
+def _boardsize(engine: GameEngine, size: int) -> str:
+    if not 2 <= size <= MAX_SIZE:
+        raise GtpError("unacceptable size")
+    engine.set_board_size(size)
+    return ""
+
+
+@command("clear_board")
+def _clear_board(engine: GameEngine) -> str:
+    engine.clear_board()
+    return ""
+
+
+@command("komi", number)
+def _komi(engine: GameEngine, komi: float) -> str:
+    engine.set_komi(komi)
+    return ""
+
+
+def _handicap_error(error: ValueError) -> GtpError:
+    if "board not empty" in str(error):
+        return GtpError("board not empty")
+    return GtpError("invalid number of stones")
+
+
+@command("fixed_handicap", integer)
+def _fixed_handicap(engine: GameEngine, stones: int) -> str:
+    try:
+        return _vertices(engine, engine.fixed_handicap(stones))
+    except ValueError as error:
+        raise _handicap_error(error) from None
+
+
+@command("place_free_handicap", integer)
+def _place_free_handicap(engine: GameEngine, stones: int) -> str:
+    try:
+        return _vertices(engine, engine.place_free_handicap(stones))
+    except ValueError as error:
+        raise _handicap_error(error) from None
+
+
+@command("set_free_handicap", rest=handicap_vertex)
+def _set_free_handicap(engine: GameEngine, points: list[int]) -> str:
+    try:
+        engine.set_free_handicap(points)
+    except ValueError as error:
+        if "board not empty" in str(error):
+            raise GtpError("board not empty") from None
+        log.info("set_free_handicap refused: %s", error)
+        raise GtpError("bad vertex list") from None
+    return ""
+
+
+# ---------------------------------------------------------------- play
+@command("play", color, move_vertex)
+def _play(engine: GameEngine, who: int, point: Optional[int]) -> str:
+    try:
+        engine.play(who, point)
+    except IllegalMoveError as error:
+        log.info("illegal move %s %s: %s", COLOR_NAMES[who],
+                 index_to_vertex(point, engine.size), error.reason)
+        raise GtpError("illegal move") from None
+    return ""
+
+
+@command("genmove", color, pass_session=True)
+def _genmove(session: Session, who: int) -> str:
+    return session.engine.format_move(engine_move(session, who))
+
+
+@command("reg_genmove", color, pass_session=True)
+def _reg_genmove(session: Session, who: int) -> str:
+    return session.engine.format_move(engine_move(session, who, play=False))
+
+
+@command("kgs-genmove_cleanup", color, pass_session=True)
+def _kgs_genmove_cleanup(session: Session, who: int) -> str:
+    # the same as genmove until imago has a dead-stone estimate to clean up
+    return session.engine.format_move(engine_move(session, who))
+
+
+@command("undo")
+def _undo(engine: GameEngine) -> str:
+    try:
+        engine.undo()
+    except ValueError:
+        raise GtpError("cannot undo") from None
+    return ""
+
+
+# ---------------------------------------------------------------- views
+@command("showboard")
+def _showboard(engine: GameEngine) -> str:
+    return "\n" + engine.showboard()
+
+
+@command("last_move")
+def _last_move(engine: GameEngine) -> str:
+    node = engine.last_move()
+    if node is None:
+        raise GtpError("no previous move known")
+    return f"{COLOR_NAMES[node.color]} {node.vertex}"
+
+
+@command("move_history")
+def _move_history(engine: GameEngine) -> str:
+    return "\n".join(f"{COLOR_NAMES[n.color]} {n.vertex}" for n in engine.move_history())
+
+
+# ---------------------------------------------------------------- scoring
+@command("final_score")
+def _final_score(engine: GameEngine) -> str:
+    try:
+        return engine.final_score()
+    except ValueError as error:
+        log.warning("cannot score: %s", error)
+        raise GtpError("cannot score") from None
+
+
+@command("final_status_list", lower_word)
+def _final_status_list(engine: GameEngine, status: str) -> str:
+    if status not in STATUSES:
+        raise GtpError("syntax error")
+    return "\n".join(_vertices(engine, stones) for stones in engine.final_status(status))
+
+
+# ---------------------------------------------------------------- SGF
+@command("loadsgf", word, optional=(integer,))
+def _loadsgf(engine: GameEngine, path: str, move_number: Optional[int] = None) -> str:
+    if move_number is not None and move_number < 1:
+        raise GtpError("syntax error")
+    try:
+        engine.load_sgf(path, move_number)
+    except (OSError, ValueError) as error:
+        log.warning("cannot load %s: %s", path, error)
+        raise GtpError("cannot load file") from None
+    return ""
+
+
+@command("printsgf", optional=(word,))
+def _printsgf(engine: GameEngine, path: Optional[str] = None) -> str:
+    if path is None:
+        return engine.sgf_text()
+    try:
+        engine.save_sgf(path)
+    except OSError as error:
+        log.warning("cannot save %s: %s", path, error)
+        raise GtpError("cannot save file") from None
+    return ""
+
+
+# ---------------------------------------------------------------- time
+@command("time_settings", number, number, integer)
+def _time_settings(engine: GameEngine, main: float, byo_yomi: float, stones: int) -> str:
+    try:
+        engine.time_control.time_settings(main, byo_yomi, stones)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    log.info("time: %s", engine.time_control.describe())
+    return ""
+
+
+@command("kgs-time_settings", lower_word, rest=number)
+def _kgs_time_settings(engine: GameEngine, system: str, numbers: list[float]) -> str:
+    try:
+        engine.time_control.kgs_time_settings(system, *numbers)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    log.info("time: %s", engine.time_control.describe())
+    return ""
+
+
+@command("time_left", color, number, integer)
+def _time_left(engine: GameEngine, who: int, seconds: float, stones: int) -> str:
+    try:
+        engine.time_control.time_left(who, seconds, stones)
+    except ValueError:
+        raise GtpError("syntax error") from None
+    return ""
