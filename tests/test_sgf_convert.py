@@ -127,16 +127,16 @@ def test_every_variation_kept_in_order_even_identical_ones():
 
 
 def test_ast_subtree_to_moves():
-    from imago.sgf import parse
+    from imago.sgf import add_subtree, parse
     [root] = parse("(;SZ[9];B[ee](;W[cc];B[dd])(;W[dc]C[x]))")
     [game] = loads("(;SZ[9];B[ee])")
     b = game.root.children[0]
     variation = root.children[0].children[1]
-    node = variation.to_moves(b)
+    node = add_subtree(variation, b)
     assert node.parent is b and b.children == [node]
     assert node.color == WHITE and node.properties == {"C": ["x"]}
     assert node.board[pt(game, "ee")] == BLACK and node.number == 2
-    whole = root.children[0].to_moves(game.root)
+    whole = add_subtree(root.children[0], game.root)
     assert [len(whole.children), whole.children[0].children[0].color] == [2, BLACK]
 
 

@@ -7,7 +7,8 @@
   files logged and skipped; :func:`find_sgf_files`, the files those inputs
   name (training reads them too);
 - :func:`parse`: the parse tree (:class:`ASTNode` with :class:`Property`
-  values) for tools that want the raw properties;
+  values) for tools that want the raw properties; :func:`to_game` and
+  :func:`add_subtree` turn a parsed game tree, or a part of one, into a game;
 - :class:`SGFError`: malformed input, with ``filename``, ``line``, ``column``.
 
 Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
@@ -15,9 +16,10 @@ Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
 :mod:`.encoding`, :mod:`.sgf` (this API).
 """
 
+from .convert import add_subtree, to_game
 from .errors import SGFError
 from .nodes import ASTNode, Property
 from .sgf import dumps, find_sgf_files, iter_games, load, loads, parse, save
 
 __all__ = ["load", "loads", "dumps", "save", "iter_games", "find_sgf_files", "parse", "SGFError",
-           "ASTNode", "Property"]
+           "ASTNode", "Property", "to_game", "add_subtree"]

@@ -402,19 +402,6 @@ class ASTNode:
             yield node
             node = node.children[0] if node.children else None
 
-    def to_game(self, lenient: bool = False):
-        """This game tree as a :class:`~imago.game.GameState` (see
-        :func:`imago.sgf.convert.to_game`)."""
-        from .convert import to_game
-        return to_game(self, lenient=lenient)
-
-    def to_moves(self, parent, lenient: bool = False):
-        """This node and its subtree as new children of ``parent`` (an
-        existing :class:`~imago.game.GameMove`); returns this node's
-        GameMove (see :func:`imago.sgf.convert.add_subtree`)."""
-        from .convert import add_subtree
-        return add_subtree(self, parent, lenient=lenient)
-
     def __repr__(self) -> str:
         props = "".join(f"{k}" + "".join(f"[{v}]" for v in vs)
                         for k, vs in self.properties.items())
