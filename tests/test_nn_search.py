@@ -10,7 +10,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 
 from imago.engine.algorithm import create_algorithm  # noqa: E402
-from imago.search.mcts import PUCTSearch  # noqa: E402
+from imago.search import PUCTSearch  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
 
@@ -38,7 +38,7 @@ def test_search_follows_the_network_and_plays_legal_moves(conv_evaluator):
     color = BLACK
     for _ in range(4):
         root = search.run(game, color, visits=64)
-        move = root.moves[root.best_index()]
+        move = search.point_of(root.best_action())
         assert game.board.illegal_reason(move, color) is None
         game.play(color, move)
         color = 3 - color

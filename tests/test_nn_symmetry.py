@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("tensorflow")
 
-from imago.search.mcts import PUCTSearch  # noqa: E402
+from imago.search import PUCTSearch, action_of  # noqa: E402
+from imago.search.tree import encode_priors  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
 from imago.nn.features import (apply_symmetry, encode_batch, point_to_move,  # noqa: E402
@@ -121,16 +122,16 @@ def test_a_reused_root_gets_the_averaged_priors_and_keeps_its_visits(tiny_residu
     root = search.run(game, BLACK, visits=400)
     # the reply searched deepest (an untrained network's priors are nearly
     # flat, so the most visited root move may have no visits below it)
-    reply = max((i for i, c in enumerate(root.children) if c is not None),
-                key=lambda i: root.children[i].total_visits())
-    game.play(BLACK, root.moves[reply])
+    reply = max(range(len(root.children)), key=lambda i: root.children[i].total_visits())
+    game.play(BLACK, search.point_of(int(root.moves[reply])))
     child = root.children[reply]
     visits_before = child.total_visits()
     assert visits_before > 0 and not child.careful       # searched as a leaf
     again = search.run(game, WHITE, visits=visits_before + 8)
     assert again is child and again.careful and again.total_visits() >= visits_before
     policy, _ = evaluator.evaluate_all_symmetries([game.current])
-    expected = policy[0][[point_to_move(p, 9) for p in again.moves]]
-    legal = again.priors > 0
-    assert np.allclose(again.priors[legal], expected[legal] / expected.sum(), atol=1e-5)
-    assert np.allclose(again.cprior, search.c_puct * again.priors)
+    legal = np.zeros(82, dtype=bool)
+    legal[[action_of(p, 9) for p in game.board.legal_moves(WHITE)]] = True
+    legal[-1] = True
+    expected = np.where(legal, policy[0].astype(np.float64), 0.0)
+    assert again.priors == encode_priors(expected / expected.sum(), legal).tobytes()

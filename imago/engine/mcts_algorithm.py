@@ -17,7 +17,7 @@ import numpy as np
 from imago.game import BLACK, WHITE, GameState
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from imago.search.mcts import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 
 NO_MODEL = ("", "none", "playouts")
@@ -138,13 +138,12 @@ class MCTSAlgorithm(DecisionAlgorithm):
         root = self._search(state, color, seconds, stop, progress, interval, pass_wins)
         if root.terminal or not root.expanded:
             return None
-        i = self._pick(root, state)
-        if root.moves[i] is None and not pass_wins:
-            i = self._best_board_move(root, i)
-        winrate = self.root_winrate(root)
-        if self._should_resign(state, winrate):
+        point = self.search.point_of(self._pick(root, state))
+        if point is None and not pass_wins:
+            point = self._best_board_move(root)
+        if self._should_resign(state, self.search.winrate(root)):
             return RESIGN
-        return root.moves[i]
+        return point
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
                 allow_pass: bool = True):
@@ -176,18 +175,14 @@ class MCTSAlgorithm(DecisionAlgorithm):
 
     # ------------------------------------------------------------ policy
     def _pick(self, root: SearchNode, state: GameState) -> int:
+        """The action to play: the most visited, or in the opening of a
+        self-play game one drawn in proportion to visits ** (1 / T)."""
         if self.temperature > 0 and state.current.number < self.temperature_moves:
-            weights = root.visits ** (1.0 / self.temperature)
+            weights = np.maximum(root.visits, 0.0) ** (1.0 / self.temperature)
             if weights.sum() > 0:
-                return int(self.rng.choice(len(weights), p=weights / weights.sum()))
-        return root.best_index()
-
-    @staticmethod
-    def root_winrate(root: SearchNode) -> float:
-        """The win rate of the most visited move, for the root player."""
-        i = root.best_index()
-        n = root.visits[i]
-        return 0.5 if n <= 0 else float((root.values[i] / n + 1) / 2)
+                edge = int(self.rng.choice(len(weights), p=weights / weights.sum()))
+                return int(root.moves[edge])
+        return root.best_action()
 
     def ownership(self, state: GameState) -> Optional[list[float]]:
         """The network's ownership estimate for the position (+1 Black), or
@@ -233,13 +228,13 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return not any(board.cells[p] in (BLACK, WHITE) and abs(ownership[p]) < SETTLED
                        and p not in seki for p in board.on_board())
 
-    @staticmethod
-    def _best_board_move(root: SearchNode, pass_index: int) -> int:
+    def _best_board_move(self, root: SearchNode) -> Optional[int]:
         """The most visited move other than pass (pass if none was searched)."""
-        best, best_visits = pass_index, 0.0
-        for i, (point, n) in enumerate(zip(root.moves, root.visits)):
+        best, best_visits = None, 0.0
+        for action, n in zip(root.moves.tolist(), root.visits.tolist()):
+            point = self.search.point_of(action)
             if point is not None and n > best_visits:
-                best, best_visits = i, n
+                best, best_visits = point, n
         return best
 
     def _should_resign(self, state: GameState, winrate: float) -> bool:

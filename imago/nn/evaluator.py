@@ -17,6 +17,8 @@ import numpy as np
 
 from imago.game import BLACK
 
+from .features import HISTORY
+
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
 
@@ -57,17 +59,39 @@ class NetworkEvaluator:
         self.batch_size = batch_size
         self.symmetries = symmetries
         self.rng = np.random.default_rng(seed)
+        self.history = 1 if model.plane_set == "basic" else HISTORY
 
-    def evaluate(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, nodes: Sequence) -> tuple:
+        """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of
+        one board size; for mixed sizes, a list of prior rows."""
+        return self._by_size(nodes, self._evaluate)
+
+    def evaluate_all_symmetries(self, nodes: Sequence) -> tuple:
+        """Like :meth:`evaluate`, averaged over the 8 symmetries: for the
+        few positions whose answer matters most (the search's root)."""
+        return self._by_size(nodes, lambda group: self._split(self._averaged(group), len(group)))
+
+    def _evaluate(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
         syms = None
         if self.symmetries == "random":
             syms = self.rng.integers(0, 8, size=len(nodes))
         return self._split(self.network.evaluate_nodes(nodes, symmetries=syms), len(nodes))
 
-    def evaluate_all_symmetries(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`evaluate`, averaged over the 8 symmetries: for the
-        few positions whose answer matters most (the search's root)."""
-        return self._split(self._averaged(nodes), len(nodes))
+    @staticmethod
+    def _by_size(nodes: Sequence, evaluate) -> tuple:
+        """``evaluate`` per board size, the answers put back in order."""
+        sizes = {node.board.size for node in nodes}
+        if len(sizes) <= 1:
+            return evaluate(nodes)
+        priors: list = [None] * len(nodes)
+        values = np.zeros(len(nodes), dtype=np.float32)
+        for size in sizes:
+            index = [i for i, node in enumerate(nodes) if node.board.size == size]
+            group_priors, group_values = evaluate([nodes[i] for i in index])
+            for k, i in enumerate(index):
+                priors[i] = group_priors[k]
+            values[index] = group_values
+        return priors, values
 
     def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
         if self.symmetries == "none":

@@ -64,12 +64,18 @@ def board_array(board: GameBoard) -> np.ndarray:
 
 def _history_cells(node: GameMove, size: int) -> np.ndarray:
     """``(HISTORY, size*size)`` colours of the node and its 7 ancestors
-    (missing positions before the root are empty)."""
-    boards = []
-    n: Optional[GameMove] = node
-    while n is not None and len(boards) < HISTORY:
-        boards.append(bytes(n.board.cells))
-        n = n.parent
+    (missing positions before the root are empty). A search leaf brings
+    its earlier positions' cells as ``recent`` (newest first); a game-tree
+    node has them on its ancestors."""
+    recent = getattr(node, "recent", None)
+    if recent is not None:
+        boards = [bytes(node.board.cells), *recent[:HISTORY - 1]]
+    else:
+        boards = []
+        n: Optional[GameMove] = node
+        while n is not None and len(boards) < HISTORY:
+            boards.append(bytes(n.board.cells))
+            n = n.parent
     raw = np.frombuffer(b"".join(boards), dtype=np.uint8)
     raw = raw.reshape(len(boards), -1)[:, board_index(size)]
     if len(boards) < HISTORY:

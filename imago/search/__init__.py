@@ -1,1 +1,12 @@
-"""Tree search over positions: PUCT Monte Carlo tree search."""
+"""Tree search over positions: PUCT Monte Carlo tree search on board-free
+nodes (:mod:`.tree`, :mod:`.puct`), random-playout evaluation
+(:mod:`.playouts`) and many searches sharing one evaluator's batches
+(:mod:`.pool`)."""
+
+from .playouts import PlayoutEvaluator
+from .pool import SearchJob, run_searches
+from .puct import Evaluator, Leaf, PUCTSearch, SearchResult, action_of, action_points
+from .tree import SearchNode
+
+__all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode",
+           "SearchResult", "action_of", "action_points", "run_searches"]

@@ -1,0 +1,549 @@
+"""PUCT Monte Carlo tree search, as in AlphaGo Zero, over board-free nodes.
+
+Each node holds, for the moves it has tried, the visit count N and the
+total value W (from the view of its player to move), and priors P over the
+whole action space (see :mod:`imago.search.tree`). Selection maximises
+``Q + c_puct * P * sqrt(sum N + 1) / (1 + N)``, with untried moves valued at
+the node's own value minus a first-play-urgency reduction.
+
+A search runs in two phases that many searches can interleave:
+
+1. :meth:`PUCTSearch.select` descends up to ``batch_size`` times with a
+   virtual loss on each path, replaying the moves on a scratch copy of the
+   root's board (legality, captures and positional superko are checked
+   there, against the hashes along the path and the game's history). A
+   descent that ends on a finished game (two passes) or on a position the
+   evaluation cache knows is backed up at once; the others become
+   :class:`Leaf` requests;
+2. an evaluator answers the requests, possibly those of many searches in one
+   network call (:func:`imago.search.pool.run_searches`), and
+   :meth:`PUCTSearch.apply` expands the leaves and backs their values up.
+
+:meth:`PUCTSearch.run` does both for one search until a visit or time
+budget is spent.
+
+The evaluator is anything with ``evaluate(leaves) -> (priors, values)``:
+``priors[i]`` a vector over the ``size*size + 1`` actions and ``values[i]``
+in [-1, 1] from the view of leaf i's player to move. A leaf exposes
+``board``, ``to_move``, ``passes`` and ``recent`` (the cells of the
+positions before it, newest first, as ``bytes``), so feature encoders can
+build history planes. ``history`` on the evaluator says how many positions
+its inputs look at (1: the position alone; default 8). An evaluator may
+also offer ``evaluate_all_symmetries(leaves)``, a slower and better answer
+of the same form, which the search asks for its roots.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import deque
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Optional, Protocol, Sequence
+
+import numpy as np
+
+from imago.game import GameMove, GameState, area_score, to_index
+
+from .tree import CLOSED, SearchNode, decode_priors, encode_priors
+
+HISTORY = 8
+"""Positions in an evaluation's cache key (and the most any encoder sees)."""
+
+
+class Evaluator(Protocol):
+    """Gives priors and values for a batch of positions."""
+
+    def evaluate(self, leaves: Sequence) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@lru_cache(maxsize=None)
+def action_points(size: int) -> tuple:
+    """The board point of every action (None for the pass)."""
+    return tuple(to_index(a % size, a // size, size) for a in range(size * size)) + (None,)
+
+
+@lru_cache(maxsize=None)
+def point_actions(size: int) -> np.ndarray:
+    """The action of every internal board index (-1 off the board), for
+    turning a board's list of empty points into actions in one step."""
+    table = np.full((size + 2) ** 2, -1, dtype=np.intp)
+    for action, point in enumerate(action_points(size)[:-1]):
+        table[point] = action
+    return table
+
+
+def action_of(point: Optional[int], size: int) -> int:
+    """The action of a board point (None: the pass)."""
+    return size * size if point is None else int(point_actions(size)[point])
+
+
+class Leaf:
+    """A position a descent reached, waiting for the evaluator."""
+
+    __slots__ = ("board", "to_move", "passes", "recent", "node", "path", "key")
+
+    def __init__(self, board, to_move: int, passes: int, recent: list, node: SearchNode,
+                 path: list, key: int):
+        self.board = board
+        self.to_move = to_move
+        self.passes = passes
+        self.recent = recent
+        self.node = node
+        self.path = path
+        self.key = key
+
+
+@dataclass
+class SearchResult:
+    """One root move after a search, from the root player's view."""
+    point: Optional[int]
+    visits: int
+    winrate: float
+    prior: float
+    lcb: float
+    pv: list
+
+
+class PUCTSearch:
+    """The search itself; :class:`imago.engine.mcts_algorithm.MCTSAlgorithm`
+    wraps it as a decision algorithm. Options are attributes so GTP can show
+    and set them."""
+
+    def __init__(self, evaluator: Evaluator, c_puct: float = 1.5, fpu_reduction: float = 0.25,
+                 batch_size: int = 8, virtual_loss: float = 1.0, dirichlet_alpha: float = 0.0,
+                 noise_fraction: float = 0.25, seed: Optional[int] = None,
+                 cache_size: int = 200_000):
+        if not c_puct > 0:
+            raise ValueError(f"c_puct must be positive, not {c_puct}")
+        self.evaluator = evaluator
+        self.c_puct = c_puct
+        self.fpu_reduction = fpu_reduction
+        self.batch_size = max(1, int(batch_size))
+        self.virtual_loss = virtual_loss
+        self.dirichlet_alpha = dirichlet_alpha
+        self.noise_fraction = noise_fraction
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.cache: dict = {}
+        self.cache_size = cache_size
+        self.komi = 7.5
+        self.root: Optional[SearchNode] = None
+        self.root_game_node: Optional[GameMove] = None
+        self.root_board = None
+        self.root_color = 1
+        self.size = 0
+        self.recent_roots: list = []  # (game node, search node, colour), newest last
+        self.evaluations = 0
+        self.root_passes = 0
+        self._root_recent: list = []  # cells of the root's earlier positions, newest first
+        self._root_hashes: list = []  # their hashes
+
+    # ------------------------------------------------------------ the root
+    def set_root(self, state: GameState, color: int) -> SearchNode:
+        """The search root for ``state.current`` with ``color`` to move,
+        reusing the previous tree when the game moved along it (or back)."""
+        self.komi = state.komi
+        current = state.current
+        root = None
+        for game_node, node, node_color in reversed(self.recent_roots):
+            root = self._reuse(game_node, node, node_color, current, color, state.size)
+            if root is not None:
+                break
+        if root is None:
+            root = SearchNode()
+            root.terminal = state.consecutive_passes() >= 2
+        self.root, self.root_game_node, self.root_color = root, current, color
+        self.root_board = current.board
+        self.size = state.size
+        self.root_passes = state.consecutive_passes()
+        self._remember_history(current)
+        self.recent_roots = [r for r in self.recent_roots if r[1] is not root][-3:]
+        self.recent_roots.append((current, root, color))
+        return root
+
+    def _remember_history(self, current: GameMove) -> None:
+        """The root's earlier positions (hashes always; cells when the
+        evaluator's inputs look back), for leaves' history and cache keys."""
+        want_cells = getattr(self.evaluator, "history", HISTORY) > 1
+        cells, hashes = [], []
+        node = current.parent
+        while node is not None and len(hashes) < HISTORY - 1:
+            board = node.board
+            hashes.append(board.hash)
+            if want_cells:
+                cells.append(bytes(board.cells))
+            node = node.parent
+        self._root_recent, self._root_hashes = cells, hashes
+
+    def forget(self) -> None:
+        """Drop every kept tree (new game, new komi)."""
+        self.root = self.root_game_node = self.root_board = None
+        self.recent_roots = []
+
+    @staticmethod
+    def _reuse(old_node: GameMove, old: SearchNode, old_color: int, current: GameMove,
+               color: int, size: int) -> Optional[SearchNode]:
+        """The node of the tree under ``old`` (searched at ``old_node`` with
+        ``old_color`` to move) that stands for ``current``, if the game went
+        down that tree with the colours alternating."""
+        path, node = [], current
+        while node is not None and node is not old_node:
+            path.append(node)
+            node = node.parent
+        if node is None:
+            return None
+        found, to_move = old, old_color
+        for game_node in reversed(path):
+            if not found.expanded or game_node.color != to_move:
+                return None
+            edge = found.edge(action_of(game_node.point, size))
+            if edge < 0:
+                return None
+            found = found.children[edge]
+            to_move = 3 - to_move
+        return found if to_move == color else None
+
+    def begin(self, state: GameState, color: int, allow_pass: bool = True,
+              root_answer: Optional[tuple] = None) -> SearchNode:
+        """Make ready to search ``state.current`` for ``color``: the root
+        expanded (``root_answer``, a ``(policy, value)`` pair from
+        :meth:`root_request`, or the evaluator's most careful answer),
+        illegal moves struck out, root noise, the pass allowed or not."""
+        root = self.set_root(state, color)
+        if not root.expanded and not root.terminal:
+            if root_answer is None:
+                request = self.root_request()
+                careful = getattr(self.evaluator, "evaluate_all_symmetries",
+                                  self.evaluator.evaluate)
+                priors, values = careful([request])
+                root_answer = (priors[0], values[0])
+                self.evaluations += 1
+            self._expand_exact(root, *root_answer)
+        elif root.expanded:
+            if not root.careful:
+                self._reprioritise(root)    # a reused root had a leaf's answer
+            self._strike_illegal(root)      # and was expanded without legality checks
+        if root.expanded:
+            if self.dirichlet_alpha > 0:
+                self._add_noise(root)
+            self._allow_root_pass(root, allow_pass)
+        return root
+
+    def root_request(self) -> Leaf:
+        """The root position as an evaluator request (after :meth:`set_root`)."""
+        return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
+                    self.root, [], 0)
+
+    def needs_root_answer(self, state: GameState, color: int) -> Optional[Leaf]:
+        """The root request when searching ``state`` needs one (the root is
+        new), else None: lets a pool evaluate many roots in one call."""
+        root = self.set_root(state, color)
+        return None if root.expanded or root.terminal else self.root_request()
+
+    def _open_mask(self, board, exact: bool) -> np.ndarray:
+        """Actions open at ``board``: empty points (legal ones when
+        ``exact``) and the pass."""
+        size = self.size
+        mask = np.zeros(size * size + 1, dtype=bool)
+        empties = board.empties
+        if exact:
+            color = self.root_color
+            empties = [p for p in empties if board.illegal_reason(p, color) is None]
+        mask[point_actions(size)[empties]] = True
+        mask[-1] = True
+        return mask
+
+    @staticmethod
+    def _normalised(policy: np.ndarray, open_mask: np.ndarray) -> np.ndarray:
+        """``policy`` renormalised over the open actions (uniform when it
+        gives them nothing), as prior bytes; rows of a batch."""
+        policy = np.where(open_mask, np.asarray(policy, dtype=np.float64), 0.0)
+        total = policy.sum(axis=-1, keepdims=True)
+        uniform = open_mask / open_mask.sum(axis=-1, keepdims=True)
+        priors = np.divide(policy, total, out=uniform, where=total > 0)
+        return encode_priors(priors, open_mask)
+
+    def _expand_exact(self, root: SearchNode, policy, value) -> None:
+        root.priors = self._normalised(policy, self._open_mask(self.root_board, exact=True)).tobytes()
+        root.value = float(value)
+        root.careful = True
+
+    def _reprioritise(self, root: SearchNode) -> None:
+        """Give a reused root the evaluator's careful priors (the 8-symmetry
+        mean of a network), keeping the visits it already has."""
+        root.careful = True
+        careful = getattr(self.evaluator, "evaluate_all_symmetries", None)
+        if careful is None:
+            return
+        priors, _ = careful([self.root_request()])
+        self.evaluations += 1
+        root.priors = self._normalised(priors[0],
+                                       self._open_mask(self.root_board, exact=True)).tobytes()
+
+    def _strike_illegal(self, root: SearchNode) -> None:
+        """Strike out every illegal move at a reused root, so results list
+        legal moves only."""
+        board, color = self.root_board, self.root_color
+        points = action_points(self.size)
+        tried = set(root.moves.tolist())
+        for action in root.open_actions():
+            point = points[action]
+            if point is not None and action not in tried \
+                    and board.illegal_reason(point, color) is not None:
+                root.strike(int(action))
+
+    def _add_noise(self, root: SearchNode) -> None:
+        actions = root.open_actions()
+        noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(actions))
+        priors = root.choice_priors()
+        priors[actions] = (1 - self.noise_fraction) * priors[actions] + self.noise_fraction * noise
+        open_mask = np.frombuffer(root.priors, dtype=np.uint8) != CLOSED
+        root.priors = encode_priors(priors, open_mask).tobytes()
+
+    def _allow_root_pass(self, root: SearchNode, allow: bool) -> None:
+        """Strike the pass out of the root's choices (dropping any visits it
+        had from an earlier search), or put it back."""
+        pass_action = self.size * self.size
+        struck = root.is_struck(pass_action)
+        if not allow and not struck:
+            if not any(a != pass_action for a in root.open_actions()):
+                return  # with no board move left the pass stays: selection needs a choice
+            edge = root.edge(pass_action)
+            if edge >= 0:
+                root.total -= root.visits[edge]
+                root.visits[edge] = root.values[edge] = 0.0
+            root.strike(pass_action)
+        elif allow and struck:
+            root.unstrike(pass_action)
+
+    # ------------------------------------------------------------ searching
+    def run(self, state: GameState, color: int, visits: Optional[int] = 800,
+            seconds: Optional[float] = None, stop: Optional[Callable[[], bool]] = None,
+            early_stop: bool = True, allow_pass: bool = True) -> SearchNode:
+        """Search from ``state.current`` until the root has ``visits`` visits
+        or ``seconds`` pass (or ``stop()`` turns true), stopping early when
+        the most visited move can no longer be overtaken. Without
+        ``allow_pass`` the root's pass is struck out, so every visit goes to
+        the board moves (deeper in the tree both sides may still pass).
+        A finished game (two passes) is not searched."""
+        if visits is None and seconds is None:
+            raise ValueError("a search needs a number of visits or a time")
+        root = self.begin(state, color, allow_pass)
+        start = time.perf_counter()
+        deadline = None if seconds is None else start + seconds
+        done_before = root.total_visits()
+        target = max(int(visits), done_before + 1) if visits else None
+        while root.expanded:
+            total = root.total_visits()
+            if target is not None and total >= target:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if stop is not None and stop():
+                break
+            if early_stop and self._settled(root, target, deadline, start, total - done_before):
+                break
+            batch = self.batch_size if target is None else min(self.batch_size, target - total)
+            self.step(max(1, batch))
+            if len(root.open_actions()) == 1 and root.total_visits() > 0:
+                break
+        return root
+
+    def step(self, batch: int) -> None:
+        """One round: select up to ``batch`` leaves, evaluate, apply."""
+        leaves = self.select(batch)
+        if leaves:
+            priors, values = self.evaluator.evaluate(leaves)
+            self.evaluations += len(leaves)
+            self.apply(leaves, priors, values)
+
+    def select(self, batch: int) -> list[Leaf]:
+        """Up to ``batch`` descents with virtual loss; the leaves that need
+        the evaluator (finished games and cached positions are backed up at
+        once). Stops at a leaf already waiting in this batch."""
+        pending: list[Leaf] = []
+        waiting: set[int] = set()
+        for _ in range(batch):
+            leaf = self._descend()
+            if leaf is None:
+                continue
+            if id(leaf.node) in waiting:
+                self._undo_virtual_loss(leaf.path)
+                break
+            pending.append(leaf)
+            waiting.add(id(leaf.node))
+        return pending
+
+    def apply(self, leaves: Sequence[Leaf], priors, values) -> None:
+        """Expand ``leaves`` with the evaluator's answers and back them up."""
+        if not leaves:
+            return
+        size = self.size
+        actions = point_actions(size)
+        open_mask = np.zeros((len(leaves), size * size + 1), dtype=bool)
+        for k, leaf in enumerate(leaves):
+            open_mask[k, actions[leaf.board.empties]] = True
+        open_mask[:, -1] = True
+        block = self._normalised(np.asarray(priors), open_mask)
+        if len(self.cache) > self.cache_size:
+            self.cache.clear()
+        cache = self.cache if self.cache_size > 0 else None
+        for k, leaf in enumerate(leaves):
+            node, value = leaf.node, float(values[k])
+            node.priors = block[k].tobytes()
+            node.value = value
+            if cache is not None:
+                cache[leaf.key] = (node.priors, value)
+            self._backup(leaf.path, value)
+
+    def _choose(self, node: SearchNode) -> int:
+        """The action with the best PUCT score at ``node``."""
+        fpu = node.value - self.fpu_reduction
+        u = decode_priors(node.priors) * np.float32(self.c_puct * math.sqrt(node.total + 1.0))
+        score = u + np.float32(fpu)
+        moves = node.moves
+        if len(moves):
+            n = node.visits
+            q = np.where(n > 0, node.values / np.where(n > 0, n, 1.0), fpu)
+            score[moves] = q + u[moves] / (1.0 + n)
+        if node.struck is not None:
+            score[node.struck] = -np.inf
+        return int(score.argmax())
+
+    def _descend(self) -> Optional[Leaf]:
+        """One descent from the root, replayed on a scratch board; returns
+        the leaf to evaluate, or None when the value was backed up at once."""
+        node = self.root
+        board = self.root_board.copy()
+        color, passes, size = self.root_color, self.root_passes, self.size
+        points = action_points(size)
+        pass_action = size * size
+        want_cells = getattr(self.evaluator, "history", HISTORY) > 1
+        cells: deque = deque(maxlen=HISTORY - 1)
+        hashes: deque = deque(maxlen=HISTORY - 1)
+        path = []
+        vl = self.virtual_loss
+        while node.expanded and not node.terminal:
+            action = self._choose(node)
+            edge = node.edge(action)
+            point = points[action]
+            if edge < 0:
+                if point is not None and board.illegal_reason(point, color) is not None:
+                    node.strike(action)
+                    continue
+                edge, child = node.add_edge(action)
+                child.terminal = action == pass_action and passes >= 1
+            node.visits[edge] += vl
+            node.values[edge] -= vl
+            node.total += vl
+            path.append((node, edge))
+            if want_cells:
+                cells.append(board.cells[:])
+            hashes.append(board.hash)
+            if point is None:
+                board.play(None, color)
+                passes += 1
+            else:
+                board.place(point, color)
+                passes = 0
+            color = 3 - color
+            node = node.children[edge]
+        if node.terminal:
+            self._backup(path, self._terminal_value(board, color))
+            return None
+        earlier = list(reversed(hashes)) + self._root_hashes
+        key = hash((color, board.hash, *earlier[:HISTORY - 1]))
+        cached = self.cache.get(key)
+        if cached is not None:
+            node.priors, node.value = cached
+            self._backup(path, node.value)
+            return None
+        recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
+        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key)
+
+    def _undo_virtual_loss(self, path) -> None:
+        vl = self.virtual_loss
+        for node, edge in path:
+            node.visits[edge] -= vl
+            node.values[edge] += vl
+            node.total -= vl
+
+    def _backup(self, path, value: float) -> None:
+        """Back ``value`` (for the leaf's player to move) up the path,
+        removing the virtual loss the descent put there."""
+        vl = self.virtual_loss
+        for node, edge in reversed(path):
+            value = -value  # now from the view of the player who chose the move
+            node.visits[edge] += 1.0 - vl
+            node.values[edge] += value + vl
+            node.total += 1.0 - vl
+
+    def _terminal_value(self, board, to_move: int) -> float:
+        """Two passes: the area score decides, for the player to move."""
+        score = area_score(board, self.komi)
+        black_value = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
+        return black_value if to_move == 1 else -black_value
+
+    def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
+        """True when the best move cannot change in the remaining budget."""
+        if len(root.moves) < 2 or done < 32:
+            return False
+        elapsed = time.perf_counter() - start
+        rate = done / elapsed if elapsed > 0 else 0
+        if target is not None:
+            remaining = target - root.total_visits()
+            if deadline is not None:
+                remaining = min(remaining, rate * (deadline - time.perf_counter()))
+        else:
+            remaining = rate * (deadline - time.perf_counter())
+        top = np.sort(root.visits)[-2:]
+        return top[1] - top[0] > remaining
+
+    # ------------------------------------------------------------ results
+    def point_of(self, action: int) -> Optional[int]:
+        """The board point of an action on the searched board (None: pass)."""
+        return action_points(self.size)[action]
+
+    def results(self, root: Optional[SearchNode] = None, limit: int = 10) -> list[SearchResult]:
+        """The visited root moves, most visited first, with win rates from
+        the root player's view and principal variations."""
+        root = root or self.root
+        if root is None or not root.expanded or not len(root.moves):
+            return []
+        priors = root.choice_priors()
+        order = np.lexsort((priors[root.moves], root.visits))[::-1]
+        out = []
+        for edge in order[:limit]:
+            n = root.visits[edge]
+            action = int(root.moves[edge])
+            if n <= 0 or root.is_struck(action):
+                continue
+            winrate = (root.values[edge] / n + 1) / 2
+            spread = math.sqrt(max(winrate * (1 - winrate), 1e-6) / n)
+            out.append(SearchResult(self.point_of(action), int(round(n)), float(winrate),
+                                    float(priors[action]),
+                                    float(max(0.0, winrate - 1.96 * spread)),
+                                    self.principal_variation(root, int(edge))))
+        return out
+
+    def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
+        """Points of the most visited line starting with ``root``'s ``edge``."""
+        pv, node = [], root
+        while len(pv) < length:
+            pv.append(self.point_of(int(node.moves[edge])))
+            node = node.children[edge]
+            if not node.expanded or node.total_visits() == 0:
+                break
+            edge = node.best_edge()
+        return pv
+
+    @staticmethod
+    def winrate(root: SearchNode) -> float:
+        """The win rate of the most visited move, for the root player."""
+        edge = root.best_edge()
+        if edge < 0 or root.visits[edge] <= 0:
+            return 0.5
+        return float((root.values[edge] / root.visits[edge] + 1) / 2)

@@ -1,0 +1,153 @@
+"""Search-tree nodes: statistics in small arrays, no boards.
+
+Moves are *actions*, indexes into a fixed space of ``size * size + 1``
+moves (points row-major from the top-left, the pass last; see
+:func:`imago.game.point_to_move`). A node keeps
+
+- ``priors``: one byte per action of the whole action space, the prior
+  renormalised over the moves that were open when the node was expanded, on
+  a logarithmic scale (:func:`encode_priors`: steps of 6.6%, down to about
+  1e-7; :data:`CLOSED` marks points that were occupied). A cached evaluation
+  shares its bytes with every node that reuses it, so priors are never
+  written in place;
+- one *edge* per child already created, in parallel arrays: ``moves`` (the
+  action), ``visits`` (N), ``values`` (W, from the view of the player to move
+  here) and ``children``. Only moves the search has tried get an edge, so a
+  node costs about a kilobyte on 19x19 (mostly its priors) instead of a
+  board;
+- ``struck``: moves found illegal when first tried (suicide, ko, superko),
+  or a root pass the engine refuses, which selection never chooses again.
+
+The board of a node is never stored: a simulation replays its path on a
+scratch copy of the root's board.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+EMPTY_MOVES = np.zeros(0, dtype=np.int32)
+EMPTY_STATS = np.zeros(0, dtype=np.float64)
+
+CLOSED = 255
+"""The prior byte of a move that cannot be chosen (an occupied point)."""
+_STEP = np.log(1e7) / 254
+PRIOR_OF_BYTE = np.exp(-_STEP * np.arange(256)).astype(np.float32)
+PRIOR_OF_BYTE[CLOSED] = -np.inf
+
+
+def encode_priors(priors: np.ndarray, open_mask: np.ndarray) -> np.ndarray:
+    """Priors (rows of probabilities) as bytes: ``round(-ln(p) / step)``, so
+    every prior keeps its size to within 3.3%; closed moves get CLOSED."""
+    with np.errstate(divide="ignore"):
+        levels = np.rint(-np.log(np.asarray(priors, dtype=np.float64)) / _STEP)
+    levels = np.clip(np.nan_to_num(levels, posinf=254.0), 0, 254).astype(np.uint8)
+    levels[~open_mask] = CLOSED
+    return levels
+
+
+def decode_priors(priors: bytes) -> np.ndarray:
+    """The float32 priors of :func:`encode_priors` bytes (``-inf``: closed)."""
+    return PRIOR_OF_BYTE[np.frombuffer(priors, dtype=np.uint8)]
+
+
+class SearchNode:
+    """A position of the search tree and the statistics of its moves."""
+
+    __slots__ = ("priors", "value", "total", "moves", "visits", "values", "children",
+                 "struck", "careful", "terminal")
+
+    def __init__(self) -> None:
+        self.priors: Optional[bytes] = None   # None until expanded
+        self.value = 0.0           # the evaluator's value, for the player to move
+        self.total = 0.0           # sum of the edges' visits (virtual loss included)
+        self.moves = EMPTY_MOVES
+        self.visits = EMPTY_STATS
+        self.values = EMPTY_STATS
+        self.children: list[SearchNode] = []
+        self.struck: Optional[list[int]] = None
+        self.careful = False       # priors from the evaluator's careful answer
+        self.terminal = False      # reached by a second pass in a row: the game is over
+
+    @property
+    def expanded(self) -> bool:
+        return self.priors is not None
+
+    def total_visits(self) -> int:
+        """Visits through this node's edges (its own first visit excluded)."""
+        return int(round(self.total))
+
+    def edge(self, action: int) -> int:
+        """The edge index of ``action``, or -1 when it has none yet."""
+        found = np.flatnonzero(self.moves == action)
+        return int(found[0]) if len(found) else -1
+
+    def add_edge(self, action: int) -> tuple[int, "SearchNode"]:
+        """A new child for ``action``; returns its edge index and node."""
+        child = SearchNode()
+        self.moves = np.append(self.moves, np.int32(action))
+        self.visits = np.append(self.visits, 0.0)
+        self.values = np.append(self.values, 0.0)
+        self.children.append(child)
+        return len(self.children) - 1, child
+
+    def strike(self, action: int) -> None:
+        """Never choose ``action`` here again."""
+        if self.struck is None:
+            self.struck = [action]
+        elif action not in self.struck:
+            self.struck.append(action)
+
+    def unstrike(self, action: int) -> None:
+        if self.struck is not None and action in self.struck:
+            self.struck.remove(action)
+            if not self.struck:
+                self.struck = None
+
+    def is_struck(self, action: int) -> bool:
+        return self.struck is not None and action in self.struck
+
+    def prior_values(self) -> np.ndarray:
+        """The priors as float32 (``-inf`` on occupied points)."""
+        return decode_priors(self.priors)
+
+    def choice_priors(self) -> np.ndarray:
+        """The priors of the moves that can be chosen (occupied and struck
+        ones at 0), renormalised to sum 1."""
+        priors = self.prior_values().astype(np.float64)
+        priors[~np.isfinite(priors)] = 0.0
+        if self.struck is not None:
+            priors[self.struck] = 0.0
+        total = priors.sum()
+        return priors / total if total > 0 else priors
+
+    def open_actions(self) -> np.ndarray:
+        """The actions selection may still choose (not closed, not struck)."""
+        open_ = np.frombuffer(self.priors, dtype=np.uint8) != CLOSED
+        if self.struck is not None:
+            open_ = open_.copy()
+            open_[self.struck] = False
+        return np.flatnonzero(open_)
+
+    def best_edge(self) -> int:
+        """The most visited edge (prior breaks ties); -1 without edges."""
+        if not len(self.moves):
+            return -1
+        priors = self.prior_values()[self.moves]
+        return int(np.lexsort((priors, self.visits))[-1])
+
+    def best_action(self) -> int:
+        """The most visited move, or the highest prior before any visit."""
+        edge = self.best_edge()
+        if edge >= 0 and self.visits[edge] > 0:
+            return int(self.moves[edge])
+        priors = self.choice_priors()
+        return int(np.argmax(priors))
+
+    def visit_counts(self, actions: int) -> np.ndarray:
+        """Visits per action over the whole action space (``actions`` long)."""
+        dense = np.zeros(actions)
+        dense[self.moves] = self.visits
+        return dense
