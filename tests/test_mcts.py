@@ -207,7 +207,7 @@ def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
     """White passed and the count (E3 judged dead) wins for Black, but E3's
     fate is unclear (a capturing race playouts misread): Black plays on.
     Once E3 is clearly dead, or in seki, Black passes back."""
-    import imago.engine.mcts_algorithm as mcts_algorithm
+    import imago.game.counting as counting
 
     e3 = vertex_to_index("E3", 5)
     game = GameState(5, komi=0.5)
@@ -215,27 +215,27 @@ def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
                         white=[e3])
     game.play(WHITE, None)
     ownership = [1.0] * len(game.board.cells)
-    monkeypatch.setattr(mcts_algorithm, "final_ownership", lambda board, to_move: ownership)
+    monkeypatch.setattr(counting, "final_ownership", lambda board, to_move: ownership)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     ownership[e3] = 0.3  # counted dead (beyond 0.2) but not settled
     assert alg.choose_move(game, BLACK) is not None
     ownership[e3] = 0.9
     assert alg.choose_move(game, BLACK) is None
     ownership[e3] = 0.3
-    monkeypatch.setattr(mcts_algorithm, "seki_stones", lambda board, dead: [e3])
+    monkeypatch.setattr(counting, "seki_stones", lambda board, dead: [e3])
     assert alg.choose_move(game, BLACK) is None
 
 
 def test_passes_rather_than_fill_its_own_eyes(monkeypatch):
     """White passed; the strings look unsettled, but Black's only legal
     moves are its own eyes: it passes instead of destroying itself."""
-    import imago.engine.mcts_algorithm as mcts_algorithm
+    import imago.game.counting as counting
 
     game = GameState(5, komi=0.5)
     eyes = {vertex_to_index(v, 5) for v in ("A1", "C3", "E5")}
     game.root.add_setup(black=[p for p in game.board.on_board() if p not in eyes])
     game.play(WHITE, None)
-    monkeypatch.setattr(mcts_algorithm, "final_ownership",
+    monkeypatch.setattr(counting, "final_ownership",
                         lambda board, to_move: [0.3] * len(board.cells))
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     assert alg.choose_move(game, BLACK) is None

@@ -14,11 +14,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import BLACK, WHITE, GameState
+from imago.game import GameState, passing_wins
+from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
-from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 
 NO_MODEL = ("", "none", "playouts")
 _ANY_START = random.Random(0)
@@ -209,24 +208,13 @@ class MCTSAlgorithm(DecisionAlgorithm):
         scan does not matter here."""
         return state.board.random_move(color, _ANY_START) is not None
 
-    def _passing_wins(self, state: GameState, color: int) -> bool:
-        """True when the game, ended now, is won by ``color`` by the area
-        count with dead stones removed, and every string's fate is clear
-        (ownership beyond +-0.6, or in seki). Otherwise passing is refused
-        and the search spends no visits on it: after two passes the count
-        judges dead stones by playouts, which misread capturing races, so
-        those are played out first."""
-        board = state.board
-        # the estimate of the engine's final count, so a pass never
-        # disagrees with the score it expects
-        ownership = final_ownership(board, state.to_move)
-        dead = dead_stones(board, ownership)
-        score = estimated_score(board, state.komi, ownership, dead)
-        if (score > 0) != (color == 1) or score == 0:
-            return False
-        seki = set(seki_stones(board, dead))
-        return not any(board.cells[p] in (BLACK, WHITE) and abs(ownership[p]) < SETTLED
-                       and p not in seki for p in board.on_board())
+    @staticmethod
+    def _passing_wins(state: GameState, color: int) -> bool:
+        """True when the game, ended now, is won by ``color`` by the one
+        count (:func:`imago.game.passing_wins`: dead stones removed, every
+        string's fate clear). Otherwise passing is refused and the search
+        spends no visits on it."""
+        return passing_wins(state.board, state.rules, state.to_move, color)
 
     def _best_board_move(self, root: SearchNode) -> Optional[int]:
         """The most visited move other than pass (pass if none was searched)."""

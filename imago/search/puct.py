@@ -47,7 +47,7 @@ import numpy as np
 
 from imago.game import GameMove, GameState, area_score, to_index
 
-from .tree import CLOSED, SearchNode, decode_priors, encode_priors
+from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors
 
 HISTORY = 8
 """Positions in an evaluation's cache key (and the most any encoder sees)."""
@@ -399,19 +399,27 @@ class PUCTSearch:
                 cache[leaf.key] = (node.priors, value)
             self._backup(leaf.path, value)
 
-    def _choose(self, node: SearchNode) -> int:
-        """The action with the best PUCT score at ``node``."""
-        fpu = node.value - self.fpu_reduction
-        u = decode_priors(node.priors) * np.float32(self.c_puct * math.sqrt(node.total + 1.0))
-        score = u + np.float32(fpu)
-        moves = node.moves
-        if len(moves):
-            n = node.visits
-            q = np.where(n > 0, node.values / np.where(n > 0, n, 1.0), fpu)
-            score[moves] = q + u[moves] / (1.0 + n)
+    def _choose(self, node: SearchNode) -> tuple[int, int]:
+        """The action with the best PUCT score at ``node`` and its edge
+        (-1 when the move has not been tried there yet). Untried moves all
+        share the first-play-urgency value, so the best of them is simply the
+        one with the highest prior."""
+        priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
         if node.struck is not None:
-            score[node.struck] = -np.inf
-        return int(score.argmax())
+            priors[node.struck] = -np.inf
+        moves = node.moves
+        if not len(moves):
+            return int(priors.argmax()), -1
+        scale = self.c_puct * math.sqrt(node.total + 1.0)
+        fpu = node.value - self.fpu_reduction
+        n = node.visits
+        q = np.divide(node.values, n, out=np.full(len(n), fpu), where=n > 0)
+        tried = q + priors[moves] * (scale / (1.0 + n))
+        priors[moves] = -np.inf
+        edge, action = int(tried.argmax()), int(priors.argmax())
+        if tried[edge] >= scale * float(priors[action]) + fpu:
+            return int(moves[edge]), edge
+        return action, -1
 
     def _descend(self) -> Optional[Leaf]:
         """One descent from the root, replayed on a scratch board; returns
@@ -427,8 +435,7 @@ class PUCTSearch:
         path = []
         vl = self.virtual_loss
         while node.expanded and not node.terminal:
-            action = self._choose(node)
-            edge = node.edge(action)
+            action, edge = self._choose(node)
             point = points[action]
             if edge < 0:
                 if point is not None and board.illegal_reason(point, color) is not None:
