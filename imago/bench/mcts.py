@@ -147,7 +147,10 @@ from imago.game import BLACK, GameState
 from imago.search import PUCTSearch
 model, batch, visits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 evaluator, _ = make_evaluator(model, batch)
-PUCTSearch(evaluator, batch_size=batch).run(GameState(19), BLACK, visits=2 * batch)
+# warm-up: the network's first calls at each batch size allocate for good
+for n in range(1, batch + 1):
+    evaluator.evaluate([GameState(19).current] * n)
+PUCTSearch(evaluator, batch_size=batch).run(GameState(19), BLACK, visits=300)
 gc.collect()
 with open("/proc/self/statm") as f:
     before = int(f.read().split()[1]) * resource.getpagesize()

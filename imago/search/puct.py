@@ -407,13 +407,13 @@ class PUCTSearch:
         priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
         if node.struck is not None:
             priors[node.struck] = -np.inf
-        moves = node.moves
-        if not len(moves):
+        k = node.edges
+        if not k:
             return int(priors.argmax()), -1
+        moves, n = node._moves[:k], node._visits[:k]
         scale = self.c_puct * math.sqrt(node.total + 1.0)
         fpu = node.value - self.fpu_reduction
-        n = node.visits
-        q = np.divide(node.values, n, out=np.full(len(n), fpu), where=n > 0)
+        q = np.divide(node._values[:k], n, out=np.full(k, fpu), where=n > 0)
         tried = q + priors[moves] * (scale / (1.0 + n))
         priors[moves] = -np.inf
         edge, action = int(tried.argmax()), int(priors.argmax())
@@ -443,8 +443,8 @@ class PUCTSearch:
                     continue
                 edge, child = node.add_edge(action)
                 child.terminal = action == pass_action and passes >= 1
-            node.visits[edge] += vl
-            node.values[edge] -= vl
+            node._visits[edge] += vl
+            node._values[edge] -= vl
             node.total += vl
             path.append((node, edge))
             if want_cells:
@@ -474,8 +474,8 @@ class PUCTSearch:
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
         for node, edge in path:
-            node.visits[edge] -= vl
-            node.values[edge] += vl
+            node._visits[edge] -= vl
+            node._values[edge] += vl
             node.total -= vl
 
     def _backup(self, path, value: float) -> None:
@@ -484,8 +484,8 @@ class PUCTSearch:
         vl = self.virtual_loss
         for node, edge in reversed(path):
             value = -value  # now from the view of the player who chose the move
-            node.visits[edge] += 1.0 - vl
-            node.values[edge] += value + vl
+            node._visits[edge] += 1.0 - vl
+            node._values[edge] += value + vl
             node.total += 1.0 - vl
 
     def _terminal_value(self, board, to_move: int) -> float:

@@ -24,7 +24,7 @@ scratch copy of the root's board.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 
@@ -56,17 +56,18 @@ def decode_priors(priors: bytes) -> np.ndarray:
 class SearchNode:
     """A position of the search tree and the statistics of its moves."""
 
-    __slots__ = ("priors", "value", "total", "moves", "visits", "values", "children",
-                 "struck", "careful", "terminal")
+    __slots__ = ("priors", "value", "total", "_moves", "_visits", "_values", "edges",
+                 "children", "struck", "careful", "terminal")
 
     def __init__(self) -> None:
         self.priors: Optional[bytes] = None   # None until expanded
         self.value = 0.0           # the evaluator's value, for the player to move
         self.total = 0.0           # sum of the edges' visits (virtual loss included)
-        self.moves = EMPTY_MOVES
-        self.visits = EMPTY_STATS
-        self.values = EMPTY_STATS
-        self.children: list[SearchNode] = []
+        self._moves = EMPTY_MOVES  # room for more edges than there are: see add_edge
+        self._visits = EMPTY_STATS
+        self._values = EMPTY_STATS
+        self.edges = 0
+        self.children: Sequence[SearchNode] = ()  # a list from the first edge on
         self.struck: Optional[list[int]] = None
         self.careful = False       # priors from the evaluator's careful answer
         self.terminal = False      # reached by a second pass in a row: the game is over
@@ -79,6 +80,21 @@ class SearchNode:
         """Visits through this node's edges (its own first visit excluded)."""
         return int(round(self.total))
 
+    @property
+    def moves(self) -> np.ndarray:
+        """The action of each edge."""
+        return self._moves[:self.edges]
+
+    @property
+    def visits(self) -> np.ndarray:
+        """N of each edge (virtual loss included while descents are pending)."""
+        return self._visits[:self.edges]
+
+    @property
+    def values(self) -> np.ndarray:
+        """W of each edge, from the view of this node's player to move."""
+        return self._values[:self.edges]
+
     def edge(self, action: int) -> int:
         """The edge index of ``action``, or -1 when it has none yet."""
         found = np.flatnonzero(self.moves == action)
@@ -86,12 +102,20 @@ class SearchNode:
 
     def add_edge(self, action: int) -> tuple[int, "SearchNode"]:
         """A new child for ``action``; returns its edge index and node."""
+        edge = self.edges
+        if edge == len(self._moves):  # grow by half (the arrays are views' bases)
+            room = edge + max(2, edge // 2)
+            self._moves = np.concatenate([self._moves, np.zeros(room - edge, np.int32)])
+            self._visits = np.concatenate([self._visits, np.zeros(room - edge)])
+            self._values = np.concatenate([self._values, np.zeros(room - edge)])
+        self._moves[edge] = action
+        self.edges = edge + 1
         child = SearchNode()
-        self.moves = np.append(self.moves, np.int32(action))
-        self.visits = np.append(self.visits, 0.0)
-        self.values = np.append(self.values, 0.0)
-        self.children.append(child)
-        return len(self.children) - 1, child
+        if edge:
+            self.children.append(child)
+        else:
+            self.children = [child]
+        return edge, child
 
     def strike(self, action: int) -> None:
         """Never choose ``action`` here again."""
