@@ -24,6 +24,7 @@ and the set of every position hash seen so far give positional superko.
 from __future__ import annotations
 
 import random
+from array import array
 from typing import Iterable, Iterator, Optional
 
 from .constants import BLACK, EDGE, EMPTY, WHITE
@@ -57,6 +58,10 @@ def zobrist_keys(size: int) -> tuple[list[int], list[int], list[int]]:
     return keys
 
 
+# Per size: the cells, empty_pos and empties of the empty board (copied).
+_EMPTY_BOARDS: dict[int, tuple[list[int], list[int], list[int]]] = {}
+
+
 class GameBoard:
     """A Go position with the rules: legality (with reason), play, captures,
     positional superko, and fast random legal moves for playouts.
@@ -85,14 +90,19 @@ class GameBoard:
         self.libs: dict[int, set[int]] = {}
         self.owned: set[int] = set()
         self.string_hash = [0] * ncells
-        self.empty_pos = [-1] * ncells
-        self.empties: list[int] = []
-        for row in range(size):
-            for col in range(size):
-                p = to_index(col, row, size)
-                self.cells[p] = EMPTY
-                self.empty_pos[p] = len(self.empties)
-                self.empties.append(p)
+        template = _EMPTY_BOARDS.get(size)
+        if template is None:
+            cells, empty_pos, empties = self.cells, [-1] * ncells, []
+            for row in range(size):
+                for col in range(size):
+                    p = to_index(col, row, size)
+                    cells[p] = EMPTY
+                    empty_pos[p] = len(empties)
+                    empties.append(p)
+            template = _EMPTY_BOARDS[size] = (cells[:], empty_pos, empties)
+        self.cells = template[0][:]
+        self.empty_pos = template[1][:]
+        self.empties = template[2][:]
         self.zobrist = zobrist_keys(size)
         self.hash = 0
         self.history = {0}
@@ -405,12 +415,8 @@ class GameBoard:
         return [p for p in self.empties if self.illegal_reason(p, color) is None]
 
     # ------------------------------------------------------------------ set-up
-    def copy(self, history: Optional[set[int]] = None) -> "GameBoard":
-        """An independent copy (strings, hash and superko history included).
-
-        ``history``, when given, becomes the copy's superko history instead
-        of a copy of this board's (the game tree rebuilds boards with a
-        history it collects from its nodes)."""
+    def copy(self) -> "GameBoard":
+        """An independent copy (strings, hash and superko history included)."""
         b = GameBoard.__new__(GameBoard)
         b.size = self.size
         b.stride = self.stride
@@ -426,9 +432,52 @@ class GameBoard:
         b.empty_pos = self.empty_pos[:]
         b.zobrist = self.zobrist
         b.hash = self.hash
-        b.history = set(self.history) if history is None else history
+        b.history = set(self.history)
         b.ko_point = self.ko_point
         b.ko_color = self.ko_color
+        return b
+
+    def snapshot(self) -> "BoardSnapshot":
+        """A compact copy of the position and its strings, without the
+        superko history (see :class:`BoardSnapshot`)."""
+        snap = BoardSnapshot.__new__(BoardSnapshot)
+        snap.size = self.size
+        snap.cells = bytes(self.cells)
+        snap.root = array("H", self.root)
+        snap.next_stone = array("H", self.next_stone)
+        snap.count = array("H", self.count)
+        snap.string_hash = array("q", self.string_hash)
+        snap.empties = array("H", self.empties)
+        snap.libs = self.libs.copy()  # the sets are shared until changed
+        self.owned = set()
+        snap.hash = self.hash
+        snap.ko_point = self.ko_point
+        snap.ko_color = self.ko_color
+        return snap
+
+    @classmethod
+    def from_snapshot(cls, snap: "BoardSnapshot", history: set[int]) -> "GameBoard":
+        """The board a snapshot was taken of, with ``history`` (taken, not
+        copied) as its superko history."""
+        b = cls.__new__(cls)
+        b.size = size = snap.size
+        b.stride = size + 2
+        b.cells = list(snap.cells)
+        b.root = list(snap.root)
+        b.next_stone = list(snap.next_stone)
+        b.count = list(snap.count)
+        b.libs = snap.libs.copy()
+        b.owned = set()
+        b.string_hash = list(snap.string_hash)
+        b.empties = empties = list(snap.empties)
+        b.empty_pos = epos = [-1] * len(b.cells)
+        for i, p in enumerate(empties):
+            epos[p] = i
+        b.zobrist = zobrist_keys(size)
+        b.hash = snap.hash
+        b.history = history
+        b.ko_point = snap.ko_point
+        b.ko_color = snap.ko_color
         return b
 
     def set_stones(self, black: Iterable[int] = (), white: Iterable[int] = (),
@@ -505,3 +554,15 @@ class GameBoard:
 
     def __repr__(self) -> str:
         return f"GameBoard(size={self.size}, hash={self.hash:#x})"
+
+
+class BoardSnapshot:
+    """A board's position and strings in compact arrays (about a third of
+    a board's memory), without the superko history: what the game tree
+    keeps every few nodes. Immutable; :meth:`GameBoard.from_snapshot`
+    gives the board back, exactly (empty points and strings in the same
+    order, so random playouts from it go the same way)."""
+
+    __slots__ = ("size", "cells", "root", "next_stone", "count", "string_hash",
+                 "empties", "libs", "hash", "ko_point", "ko_color")
+

@@ -5,9 +5,11 @@ facts about the position after it (captures, side to move, move number,
 Zobrist hash); :attr:`GameMove.board` rebuilds the position on demand by
 replaying the moves from the nearest ancestor whose board is at hand:
 
-- every ``KEEP_EVERY`` nodes along a line, a node keeps a copy of its board
-  without the superko history (a few KB on 19x19, shared by a run of nodes
-  that change nothing), so no rebuild replays more than that many moves;
+- every ``KEEP_EVERY`` nodes along a line, a node keeps a compact copy of
+  its board without the superko history (a
+  :class:`~imago.game.board.BoardSnapshot`, about 9 KB on 19x19, shared by
+  a run of nodes that change no stone), so no rebuild replays more than
+  that many moves;
 - each tree has a small cache of the boards asked for most recently (with
   their history), so walking along a line, and asking for the boards of the
   current node and its nearest ancestors, costs about one board copy per
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional
 
-from .board import GameBoard, IllegalMoveError
+from .board import BoardSnapshot, GameBoard, IllegalMoveError
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .coords import from_index, index_to_vertex, to_index
 from .counting import Rules
@@ -36,9 +38,6 @@ KEEP_EVERY = 32
 # KEEP_EVERY boards of its path, and feature encoders ask for the current
 # node and its 8 nearest ancestors.
 CACHE_BOARDS = 2 * KEEP_EVERY
-
-# The history of a kept board: none (a kept board is only ever copied).
-_NO_HISTORY: frozenset[int] = frozenset()
 
 
 class _NoChildren(list):
@@ -104,7 +103,7 @@ class _Boards:
                 board = board.copy()
                 break
             if top._kept is not None:
-                board = top._kept.copy(self.history(top))
+                board = GameBoard.from_snapshot(top._kept, self.history(top))
                 if top is not node:
                     self.put(top, board)
                     board = board.copy()
@@ -168,7 +167,7 @@ class GameMove:
         self.to_move = to_move
         self.number = number
         self.hash = hash
-        self._kept: Optional[GameBoard] = None  # a board without history
+        self._kept: Optional[BoardSnapshot] = None
         self._since = 0  # nodes up to the nearest ancestor keeping a board
         self._boards: Optional[_Boards] = parent._boards if parent is not None else None
 
@@ -178,7 +177,7 @@ class GameMove:
         board = GameBoard(size)
         root = cls()
         root._boards = _Boards(size)
-        root._kept = board.copy(_NO_HISTORY)
+        root._kept = board.snapshot()
         root._boards.put(root, board)
         return root
 
@@ -320,7 +319,7 @@ class GameMove:
         ``captures`` defaults to this node's, ``to_move`` to the side after
         the move (this node's without one)."""
         if to_move is None:
-            to_move = opponent(color) if color is not None else self.to_move
+            to_move = 3 - color if color is not None else self.to_move
         child = GameMove(self, color, point, self.captures if captures is None else captures,
                          to_move, self.number + (color is not None), board.hash)
         if setup:
@@ -331,10 +330,11 @@ class GameMove:
     def _link(self, child: "GameMove", board: GameBoard) -> None:
         """Append ``child`` (its position being ``board``), keeping a copy of
         the board when the nearest kept one is KEEP_EVERY nodes up."""
-        if self._children is None:
+        children = self._children
+        if children is None:
             self._children = [child]
         else:
-            self._children.append(child)
+            children.append(child)
         since = self._since + 1
         if since < KEEP_EVERY:
             child._since = since
@@ -350,7 +350,7 @@ class GameMove:
             if node is not None and not node._kept.ko_point:
                 child._kept = node._kept
                 return
-        child._kept = board.copy(_NO_HISTORY)
+        child._kept = board.snapshot()
 
     def add_setup(self, black: Iterable[int] = (), white: Iterable[int] = (),
                   empty: Iterable[int] = ()) -> None:
@@ -369,7 +369,7 @@ class GameMove:
                 self.setup.setdefault(color, []).extend(points)
         self.hash = board.hash
         board.history = boards.history(self)
-        self._kept = board.copy(_NO_HISTORY)
+        self._kept = board.snapshot()
         self._since = 0
         boards.put(self, board)
 

@@ -43,6 +43,8 @@ from imago.game.tree import remove_suicided
 
 from .nodes import ASTNode, expand_point_list, unescape
 
+_NOT_A_POINT = -1
+
 # Root properties not kept: they describe the file (the writer writes its own).
 FILE_PROPERTIES = frozenset(("FF", "GM", "CA"))
 
@@ -115,19 +117,36 @@ def _build(top: ASTNode, converter: "_Converter", parent: Optional[GameMove],
     ``parent``); return the GameMove of ``top``."""
     stack: list[tuple[ASTNode, Optional[GameMove], GameBoard]] = [(top, parent, board)]
     first = None
-    convert = converter.node
+    convert, play = converter.node, converter.play
     while stack:
-        ast, parent, board = stack.pop()
-        node = convert(ast, parent, board)
-        if first is None:
-            first = node
-        children = ast.children
-        if children:
-            # the main line is walked first, on copies of this position;
-            # the last variation gets the board itself
-            stack.append((children[-1], node, board))
-            for child in reversed(children[:-1]):
-                stack.append((child, node, board.copy()))
+        ast, node, board = stack.pop()
+        while True:
+            props = ast.properties
+            values = None
+            if node is not None and len(props) == 1:
+                # the common node: one move and nothing else
+                values = props.get("B")
+                color = BLACK
+                if values is None:
+                    values = props.get("W")
+                    color = WHITE
+            if values is not None and len(values) == 1:
+                node = play(ast, node, color, values[0], board)
+            else:
+                node = convert(ast, node, board)
+            if first is None:
+                first = node
+            children = ast.children
+            if not children:
+                break
+            ast = children[0]
+            if len(children) > 1:
+                # the main line goes on at once, on a copy of this
+                # position; the last variation gets the board itself
+                stack.append((children[-1], node, board))
+                for child in reversed(children[1:-1]):
+                    stack.append((child, node, board.copy()))
+                board = board.copy()
     return first
 
 
@@ -146,15 +165,6 @@ class _Converter:
         the root), playing on ``board``; return the last one (where the
         children go)."""
         props = ast.properties
-        if len(props) == 1 and parent is not None:
-            # the common node: one move and nothing else
-            values = props.get("B")
-            color = BLACK
-            if values is None:
-                values = props.get("W")
-                color = WHITE
-            if values is not None and len(values) == 1:
-                return self.play(ast, parent, color, values[0], board)
         moves = setup = player = None
         others: dict[str, list[str]] = {}
         for name, values in props.items():
@@ -264,9 +274,8 @@ class _Converter:
         merged with an existing child: every variation of the file is
         kept). ``force`` (the node has ``KO[]``, "play it even if illegal")
         keeps an illegal move as lenient mode does."""
-        try:
-            point = self.table[value]
-        except KeyError:
+        point = self.table.get(value, _NOT_A_POINT)
+        if point is _NOT_A_POINT:
             point = self.point(ast, color, value)
         if point is None:
             board.play(None, color)
@@ -274,6 +283,8 @@ class _Converter:
         reason = board.illegal_reason(point, color)
         if reason is None or reason == "superko":
             captured = board.place(point, color)
+            if not captured:
+                return parent.add_child(board, color, point, None, parent.captures, 3 - color)
         elif not (self.lenient or force):
             letter = "B" if color == BLACK else "W"
             where = format_sgf_point(from_index(point, self.size))
