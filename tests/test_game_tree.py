@@ -223,6 +223,15 @@ def peak_rss(code: str) -> tuple[float, float]:
         import resource, sys
         import imago.sgf, imago.game
         def rss():
+            # this process's peak (VmHWM): ru_maxrss also counts the parent's
+            # memory when it was forked
+            try:
+                with open('/proc/self/status') as f:
+                    for line in f:
+                        if line.startswith('VmHWM:'):
+                            return int(line.split()[1]) / 1024
+            except OSError:
+                pass
             return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         base = rss()
     """) + textwrap.dedent(code) + "\nprint(base, rss())\n"
@@ -291,6 +300,6 @@ def test_kogo_joseki_dictionary_loads_under_250_mb():
         took = time.perf_counter() - start
         nodes = sum(1 for _ in game.root.iter_tree())
         assert nodes > 60000, nodes
-        assert took < 5, took
+        assert took < 20, took  # about 1.5 s; a wide margin for busy machines
     """)
     assert peak < 250

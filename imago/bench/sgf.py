@@ -5,22 +5,103 @@ Measured on the same files in the same run, medians of several runs:
 - parse: SGF bytes to a parse tree with raw property values —
   :func:`imago.sgf.parse` (PLY lexer and parser, decoding included) against
   ``sgfmill.sgf.Sgf_game.from_bytes``; MB/s of SGF text and games/s;
-- load: bytes to a replayed game — :func:`imago.sgf.loads` (parse, then a
-  :class:`~imago.game.GameMove` tree with a board per node, every move
-  checked) against sgfmill's ``from_bytes`` + ``sgf_moves.get_setup_and_
-  moves`` + playing the moves on its ``boards.Board``; games/s.
+- load: bytes to a replayed game — :func:`imago.sgf.loads` (parse, then the
+  whole :class:`~imago.game.GameMove` tree, every move checked for
+  legality) against sgfmill's ``from_bytes`` + ``sgf_moves.get_setup_and_
+  moves`` + playing the main line's moves on its ``boards.Board``; games/s.
 
 Ratios are imago's speed over sgfmill's (above 1: imago is faster).
+
+Then memory, each case in a fresh interpreter (peak RSS from
+``resource.getrusage``, and the part added by loading): the Kogo joseki
+dictionary (1.3 MB, 62,749 nodes, lenient) with its load time, a 300-move
+19x19 game, 70,000 empty nodes, a 4,000-move line; the Kogo file also
+through sgfmill (parse and main line) for comparison.
 """
 
 from __future__ import annotations
 
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gnugo9"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DEFAULT_DIR = DATA / "gnugo9"
+KOGO = DATA / "sgf-samples" / "glift__test_testdata_Kogo_s_Joseki_Dictionary.sgf"
+
+# Scripts for the memory cases: each prints "seconds base_MB peak_MB".
+_MEASURE = """
+import resource, sys, time
+import imago.game, imago.sgf
+def rss():
+    # this process's peak (VmHWM): ru_maxrss also counts the parent's
+    # memory when it was forked
+    try:
+        with open('/proc/self/status') as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+{prepare}
+base = rss()
+start = time.perf_counter()
+{load}
+print(time.perf_counter() - start, base, rss())
+"""
+_SGFMILL_LOAD = """
+from sgfmill import sgf, sgf_moves
+game = sgf.Sgf_game.from_bytes(data)
+board, plays = sgf_moves.get_setup_and_moves(game)
+for colour, move in plays:
+    if move is not None:
+        board.play(move[0], move[1], colour)
+"""
+MEMORY_CASES = [
+    ("Kogo joseki file", f"data = open({str(KOGO)!r}, 'rb').read()",
+     "games = imago.sgf.loads(data, lenient=True)"),
+    ("Kogo, sgfmill", f"data = open({str(KOGO)!r}, 'rb').read()", _SGFMILL_LOAD),
+    ("19x19, 300 moves", "text = open({game300!r}).read()", "games = imago.sgf.loads(text)"),
+    ("70,000 empty nodes", "text = '(;' + ';' * 70000 + ')'",
+     "games = imago.sgf.loads(text)"),
+    ("4,000-move line", "text = open({line4000!r}).read()", "games = imago.sgf.loads(text)"),
+]
+
+
+def random_game_text(moves: int, seed: int = 5) -> str:
+    """A 19x19 game of ``moves`` random moves as SGF: own eyes are filled
+    only when nothing else is left, so big captures reopen the board and
+    nearly every position differs."""
+    import random
+
+    from imago.game import BLACK, GameState
+    from imago.sgf import dumps
+    game = GameState(19)
+    rng, color = random.Random(seed), BLACK
+    for _ in range(moves):
+        board = game.board
+        point = board.random_move(color, rng)
+        if point is None:
+            legal = board.legal_moves(color)
+            point = rng.choice(legal) if legal else None
+        game.play(color, point)
+        color = 3 - color
+    return dumps(game)
+
+
+def measure_memory(prepare: str, load: str) -> tuple[float, float, float]:
+    """``(seconds, base MB, peak MB)`` of ``load`` run after ``prepare`` in
+    a fresh interpreter; ``base`` is the peak RSS before ``load``."""
+    script = _MEASURE.format(prepare=prepare, load=load)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[2]).stdout
+    seconds, base, peak = map(float, out.split()[-3:])
+    return seconds, base, peak
 
 
 def _median_times(funcs, datas, runs: int) -> list[float]:
@@ -121,6 +202,26 @@ def main(argv: list[str]) -> int:
                     else f"{games:7.0f} games/s")
         ratio = f"{other / mine:7.2f}x" if other else "n/a"
         print(f"{label:24}{fmt(mine):>22}{fmt(other):>22}{ratio:>8}")
+
+    print("\nmemory (fresh interpreter each; peak RSS, and what loading added)")
+    folder = Path(tempfile.mkdtemp(prefix="imago-bench-sgf-"))
+    texts = {}
+    for name, moves in (("game300", 300), ("line4000", 4000)):
+        texts[name] = str(folder / f"{name}.sgf")
+        Path(texts[name]).write_text(random_game_text(moves))
+    for label, prepare, load in MEMORY_CASES:
+        prepare = prepare.format(**texts)
+        if "KOGO" in label.upper() and not KOGO.exists():
+            continue
+        if "sgfmill" in label and not sgfmill:
+            continue
+        try:
+            seconds, base, peak = measure_memory(prepare, load)
+        except subprocess.CalledProcessError as err:
+            print(f"{label:24}failed: {err.stderr.strip().splitlines()[-1:]}")
+            continue
+        print(f"{label:24}{peak:8.1f} MB peak  +{peak - base:6.1f} MB  {seconds:6.2f} s")
+    shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 
