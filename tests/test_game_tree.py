@@ -220,19 +220,9 @@ def peak_rss(code: str) -> tuple[float, float]:
     """Run ``code`` in a fresh interpreter; the peak RSS (MB) after the
     imports and at the end."""
     script = textwrap.dedent("""
-        import resource, sys
+        import sys
         import imago.sgf, imago.game
-        def rss():
-            # this process's peak (VmHWM): ru_maxrss also counts the parent's
-            # memory when it was forked
-            try:
-                with open('/proc/self/status') as f:
-                    for line in f:
-                        if line.startswith('VmHWM:'):
-                            return int(line.split()[1]) / 1024
-            except OSError:
-                pass
-            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        from imago.bench import peak_rss_mb as rss
         base = rss()
     """) + textwrap.dedent(code) + "\nprint(base, rss())\n"
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True,

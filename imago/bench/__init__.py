@@ -8,6 +8,22 @@ run). With no topic, ``board`` runs.
 TOPICS = ("board", "sgf", "nn", "mcts")
 
 
+def peak_rss_mb() -> float:
+    """This process's peak resident memory in MB: ``VmHWM`` where Linux
+    has it (``ru_maxrss`` of a forked child also counts the parent it was
+    forked from), else ``ru_maxrss``."""
+    import resource
+
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def random_positions(count: int, size: int = 9, min_moves: int = 10, max_moves: int = 40) -> list:
     """Game-tree nodes of random games, each ``min_moves``..``max_moves``
     moves in (inclusive), the same ones on every run: the positions the

@@ -8,8 +8,8 @@ Prints, in one run, on 9x9 and 19x19:
   ratio (the share of time the search leaves to the network; goal >= 0.70);
 - seconds per move at 200 and 800 visits (9x9);
 - on 19x19, the growth of peak resident memory per visit over a long search
-  (goal <= 1,000 bytes; measured in a fresh process, so nothing else adds
-  to the peak);
+  (goal <= 1,000 bytes; measured in a fresh process after the network's
+  warm-up, so nothing else adds to the peak);
 - 64 searches of different positions sharing one evaluator
   (:func:`imago.search.run_searches`, one leaf per search and round): the
   average network batch (goal >= 48) and the total visits/s against one
@@ -23,7 +23,6 @@ Uses the shipped residual model when TensorFlow and the model are there
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -142,6 +141,7 @@ def pool(evaluator, batch: int, quick: bool) -> None:
 
 MEMORY_SCRIPT = """
 import gc, resource, sys
+from imago.bench import peak_rss_mb
 from imago.bench.mcts import make_evaluator
 from imago.game import BLACK, GameState
 from imago.search import PUCTSearch
@@ -156,7 +156,7 @@ with open("/proc/self/statm") as f:
     before = int(f.read().split()[1]) * resource.getpagesize()
 search = PUCTSearch(evaluator, batch_size=batch, seed=1)
 search.run(GameState(19), BLACK, visits=visits, early_stop=False)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+peak = peak_rss_mb() * 2**20
 print(search.root.total_visits(), max(peak - before, 0))
 """
 

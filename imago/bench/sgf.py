@@ -35,19 +35,9 @@ KOGO = DATA / "sgf-samples" / "glift__test_testdata_Kogo_s_Joseki_Dictionary.sgf
 
 # Scripts for the memory cases: each prints "seconds base_MB peak_MB".
 _MEASURE = """
-import resource, sys, time
+import sys, time
 import imago.game, imago.sgf
-def rss():
-    # this process's peak (VmHWM): ru_maxrss also counts the parent's
-    # memory when it was forked
-    try:
-        with open('/proc/self/status') as f:
-            for line in f:
-                if line.startswith('VmHWM:'):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from imago.bench import peak_rss_mb as rss
 {prepare}
 base = rss()
 start = time.perf_counter()
