@@ -13,7 +13,7 @@ Measured on the same files in the same run, medians of several runs:
 Ratios are imago's speed over sgfmill's (above 1: imago is faster).
 
 Then memory, each case in a fresh interpreter (peak RSS from
-``resource.getrusage``, and the part added by loading): the Kogo joseki
+``imago.bench.peak_rss_mb``, and the part added by loading): the Kogo joseki
 dictionary (1.3 MB, 62,749 nodes, lenient) with its load time, a 300-move
 19x19 game, 70,000 empty nodes, a 4,000-move line; the Kogo file also
 through sgfmill (parse and main line) for comparison.
