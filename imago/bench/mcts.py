@@ -157,7 +157,7 @@ with open("/proc/self/statm") as f:
 search = PUCTSearch(evaluator, batch_size=batch, seed=1)
 search.run(GameState(19), BLACK, visits=visits, early_stop=False)
 peak = peak_rss_mb() * 2**20
-print(search.root.total_visits(), max(peak - before, 0))
+print(search.root.total_visits(), int(max(peak - before, 0)))
 """
 
 
