@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO
 
-from imago.game import (BLACK, WHITE, GameBoard, GameState, IllegalMoveError, area_counts,
-                        format_board, index_to_vertex, opponent, vertex_to_index)
+from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveError,
+                        area_counts, count, format_board, index_to_vertex, opponent,
+                        vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
 
@@ -174,6 +175,24 @@ class TerminalGame:
         black, white = area_counts(self.state.board)
         return (f"{self.state.result()} (Black {black}, White {white}, "
                 f"komi {self.state.komi:g})")
+
+    def final_count(self) -> Count:
+        """The position judged as final, as the engine's ``final_score``
+        judges it (:func:`imago.game.count`: dead stones removed, open
+        borders by the ownership estimate)."""
+        state = self.state
+        return count(state.board, state.rules, state.to_move)
+
+    def dead_text(self, judged: Count) -> str:
+        """``Dead stones: black C3 D4; white E5.`` (``none`` if none)."""
+        size = self.state.size
+        parts = []
+        for color in (BLACK, WHITE):
+            stones = [p for p in judged.dead if self.state.board[p] == color]
+            if stones:
+                names = " ".join(index_to_vertex(p, size) for p in stones)
+                parts.append(f"{COLOR_WORDS[color].lower()} {names}")
+        return f"Dead stones: {'; '.join(parts) or 'none'}."
 
     # ------------------------------------------------------------ state
     @property
@@ -356,17 +375,21 @@ class TerminalGame:
             self.announce_result()
 
     def result(self) -> str:
-        """The SGF result of the finished game: ``B+R``, ``W+3.5``, ``0``."""
+        """The SGF result of the finished game: ``B+R``, ``W+3.5``, ``0``
+        (the count of :meth:`final_count`)."""
         if self.resigned is not None:
             return "B+R" if opponent(self.resigned) == BLACK else "W+R"
-        return self.state.result()
+        return self.final_count().result
 
     def announce_result(self) -> None:
-        """Print how the game ended and what can still be done."""
+        """Print how the game ended (the dead stones, then the count) and
+        what can still be done."""
         if self.resigned is not None:
             self.say(f"Game over: {COLOR_WORDS[self.resigned]} resigned, {self.result()}")
         else:
-            self.say(f"Game over: {self.score_text()}")
+            judged = self.final_count()
+            self.say(self.dead_text(judged))
+            self.say(f"Game over: {judged.describe()}")
         self.say("Type save FILE to keep it, undo to take moves back, score, or quit.")
 
     # ------------------------------------------------------------ commands
@@ -401,9 +424,13 @@ class TerminalGame:
         self.show_board()
         self._after_change()
 
-    @command("score", "the area score now (every stone counted as alive)")
+    @command("score", "the area score now (every stone counted as alive); "
+                      "after two passes, the final count")
     def cmd_score(self, argument: str) -> None:
-        self.say(f"Score: {self.score_text()}")
+        if self.is_over and self.resigned is None:
+            self.say(f"Score: {self.final_count().describe()}")
+        else:
+            self.say(f"Score: {self.score_text()}")
 
     @command("board", "show the board again")
     def cmd_board(self, argument: str) -> None:

@@ -13,12 +13,10 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
-from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, area_owners,
-                        format_result,
-                        format_board, index_to_vertex)
+from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
+                        final_ownership, format_board, format_result, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm
-from imago.game.ownership import dead_stones, estimated_score, final_ownership, seki_stones
 from .timecontrol import TimeControl
 
 if TYPE_CHECKING:
@@ -170,29 +168,37 @@ class GameEngine:
         values = estimate(self.state) if estimate is not None else None
         return values if values is not None else self.final_ownership()
 
+    def count(self) -> Count:
+        """imago's judgement of the position as final, the one behind every
+        scoring method here: the stones :meth:`dead_stones` names removed,
+        seki found, open borders by the ownership estimate (see
+        :func:`imago.game.count`)."""
+        state = self.state
+        return count(state.board, state.rules, state.to_move, dead=self.dead_stones())
+
     def final_ownership(self) -> list[float]:
         """The estimate that decides dead stones and the final count (see
-        :func:`imago.game.ownership.final_ownership`)."""
+        :func:`imago.game.final_ownership`)."""
         return final_ownership(self.state.board, self.state.to_move)
 
     def dead_stones(self) -> list[int]:
         """The stones imago considers dead: strings standing on points the
-        ownership estimate gives to the other colour."""
-        return dead_stones(self.state.board, self.final_ownership())
+        ownership estimate gives to the other colour. The other scoring
+        methods remove what this names."""
+        state = self.state
+        return list(count(state.board, state.rules, state.to_move).dead)
 
     def seki_stones(self) -> list[int]:
         """Alive stones that live in seki."""
-        return seki_stones(self.state.board, self.dead_stones())
+        return list(self.count().seki)
 
     def score(self, dead: Optional[Iterable[int]] = None) -> float:
         """Black's lead with komi. With ``dead`` given, the plain area score
-        with those stones removed; by default imago's own judgement: its dead
-        stones removed and open borders counted by the ownership estimate
-        (see :func:`estimated_score`)."""
+        with those stones removed; by default imago's own count
+        (:meth:`count`)."""
         if dead is not None:
             return self.state.score(dead)
-        return estimated_score(self.state.board, self.state.komi, self.final_ownership(),
-                               self.dead_stones())
+        return self.count().score
 
     def final_score(self, dead: Optional[Iterable[int]] = None) -> str:
         """The result: ``B+3.5``, ``W+0.5`` or ``0``."""
@@ -204,8 +210,8 @@ class GameEngine:
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r}")
         board = self.state.board
-        dead = set(self.dead_stones())
-        seki = set(self.seki_stones())
+        judged = self.count()
+        dead, seki = set(judged.dead), set(judged.seki)
         strings, seen = [], set()
         for p in board.on_board():
             if board.cells[p] not in (BLACK, WHITE) or p in seen:
@@ -218,8 +224,9 @@ class GameEngine:
         return strings
 
     def area_owners(self) -> list[int]:
-        """Owner of every cell (BLACK, WHITE or EMPTY) with dead stones removed."""
-        return area_owners(self.state.board, self.dead_stones())
+        """Owner of every cell (BLACK, WHITE or EMPTY) as the count gives it:
+        dead stones removed, open borders by the estimate."""
+        return list(self.count().owners)
 
     # ------------------------------------------------------------ SGF
     def load_sgf(self, path: str, move_number: Optional[int] = None) -> None:

@@ -7,9 +7,10 @@ never chosen. It passes when
 
 - no other move is left,
 - the network rates the pass above the best remaining move, or
-- the opponent has just passed and the mover wins by counting the board as
-  it stands, both with every stone alive and with the stones the network's
-  ownership head calls dead removed, so the game ends where it is won.
+- the opponent has just passed and the mover wins the board as it stands
+  by the engine's count (:func:`imago.game.count`; with the network's
+  ownership head as the estimate when it has one), so the game ends where
+  it is won.
 
 TensorFlow is loaded when the algorithm is created, not when this module is
 imported.
@@ -23,10 +24,10 @@ from typing import Optional
 import numpy as np
 
 from .algorithm import DecisionAlgorithm
-from imago.game import BLACK, GameState, area_score
+from imago.game import BLACK, GameState, count
 
 from imago.nn.evaluator import DEFAULT_MODEL
-from imago.nn.features import board_array, board_index, legal_mask, move_to_point, point_to_move
+from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
 
 
 class PolicyAlgorithm(DecisionAlgorithm):
@@ -94,21 +95,19 @@ class PolicyAlgorithm(DecisionAlgorithm):
     @staticmethod
     def wins_now(state: GameState, color: int,
                  ownership: Optional[np.ndarray] = None) -> bool:
-        """True if ``color`` wins the board as it stands, counted twice: with
-        every stone alive, and (given the network's ownership from
-        ``color``'s side) with the stones the network calls dead removed,
-        as a controller that removes dead stones would count it."""
+        """True if ``color`` wins the board as it stands by the engine's
+        count (:func:`imago.game.count`, as ``final_score`` gives it).
+        ``ownership`` (the network's, from ``color``'s side, one value per
+        board point row by row) replaces the count's playout estimate when
+        given."""
         board = state.board
-        sign = 1 if color == BLACK else -1
-        if sign * area_score(board, state.komi) <= 0:
-            return False
-        if ownership is None:
-            return True
-        cells = board_array(board)
-        points = board_index(board.size)
-        dead = points[((cells == color) & (ownership < -0.5))
-                      | ((cells == 3 - color) & (ownership > 0.5))]
-        return sign * area_score(board, state.komi, dead.tolist()) > 0
+        estimate = None
+        if ownership is not None:
+            sign = 1.0 if color == BLACK else -1.0
+            estimate = [0.0] * len(board.cells)
+            for p, value in zip(board_index(board.size).tolist(), ownership):
+                estimate[p] = sign * float(value)
+        return count(board, state.rules, state.to_move, estimate).winner == color
 
 
 __all__ = ["PolicyAlgorithm", "DEFAULT_MODEL", "point_to_move"]

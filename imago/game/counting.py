@@ -215,15 +215,17 @@ def final_owners(board: GameBoard, ownership: Sequence[float],
 
 
 def count(board: GameBoard, rules: Rules, to_move: int,
-          ownership: Optional[Sequence[float]] = None) -> Count:
+          ownership: Optional[Sequence[float]] = None,
+          dead: Optional[Sequence[int]] = None) -> Count:
     """Judge the position as final: dead stones removed, seki found, every
     point given an owner or left neutral, the result with ``rules.komi``.
 
     ``ownership`` (+1 Black, -1 White per cell of the board's array)
     replaces the playout estimate of :func:`final_ownership` for ``to_move``
-    when given."""
+    when given; ``dead`` replaces the dead stones it implies (stones the
+    players agreed on)."""
     estimate = final_ownership(board, to_move) if ownership is None else ownership
-    dead = dead_stones(board, estimate)
+    dead = dead_stones(board, estimate) if dead is None else sorted(set(dead))
     seki = seki_stones(board, dead)
     owners = final_owners(board, estimate, dead)
     black, white = owners.count(BLACK), owners.count(WHITE)

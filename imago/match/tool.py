@@ -3,9 +3,10 @@
 Engines alternate colours game by game. Every move is checked with imago's
 own rules; an illegal move, a crash or a move slower than the time limit
 loses the game. Finished games are scored by a referee (GNU Go's
-``final_score`` when it is installed, else imago's area count) and saved as
-SGF. The report gives each engine's wins with a 95% (Wilson) interval, mean
-and maximum seconds per move, and losses by illegal move, crash or time.
+``final_score`` when it is installed, else imago's own count, the one
+behind its ``final_score``) and saved as SGF. The report gives each
+engine's wins with a 95% (Wilson) interval, mean and maximum seconds per
+move, and losses by illegal move, crash or time.
 
 Example::
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
-from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
+from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter, count,
                         index_to_vertex, vertex_to_index)
 
 
@@ -74,7 +75,8 @@ def find_gnugo() -> Optional[str]:
 
 class Referee:
     """Scores a finished game: GNU Go's ``final_score`` (Chinese rules) when
-    available, else imago's area count (all stones alive)."""
+    available, else imago's count (:func:`imago.game.count`: dead stones
+    removed, as imago's own ``final_score`` answers)."""
 
     def __init__(self, kind: str = "auto"):
         self.gnugo = find_gnugo() if kind in ("auto", "gnugo") else None
@@ -83,6 +85,8 @@ class Referee:
         self.name = "GNU Go" if self.gnugo else "imago"
 
     def score(self, game: GameState, moves: list[tuple[int, Optional[int]]]) -> str:
+        """The result (``B+3.5``) of ``game`` as it stands; GNU Go replays
+        ``moves`` to judge it."""
         if self.gnugo:
             with GTPClient([self.gnugo, "--mode", "gtp", "--chinese-rules"]) as ref:
                 ref.send(f"boardsize {game.size}")
@@ -91,7 +95,7 @@ class Referee:
                 for color, point in moves:
                     ref.send(f"play {color_letter(color)} {index_to_vertex(point, game.size)}")
                 return ref.send("final_score", timeout=120).upper()
-        return game.result()
+        return count(game.board, game.rules, game.to_move).result
 
 
 def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, seconds: Optional[float],

@@ -9,9 +9,9 @@ its value network on self-play games for the same reason).
 Each move is sampled from the legal part of the policy, never filling the
 mover's own eye: with ``temperature`` for the first ``sample_moves`` moves
 (variety), then with ``late_temperature`` (near the network's best play).
-A game ends after two passes or ``max_moves`` moves and is counted by area
-once the stones that random playouts judge dead (the engine's dead-stone
-estimate) are removed; points bordering both colours count for neither.
+A game ends after two passes or ``max_moves`` moves and is counted as the
+engine's ``final_score`` counts it (:func:`imago.game.count`: dead stones
+judged by random playouts removed, open borders by the same estimate).
 Games are written as SGF files that ``train.py`` reads like any other
 records (``--train-heads value`` trains the value head alone on them).
 
@@ -28,9 +28,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
-from imago.game.ownership import dead_stones, final_ownership
-from imago.game import GameState
-from imago.game.scoring import format_result
+from imago.game import GameState, count
 from imago.nn.features import point_to_move
 
 PASS_MOVE = None
@@ -60,11 +58,10 @@ def choose_moves(policies: np.ndarray, games: list[GameState], temperatures: lis
 
 
 def finish(game: GameState) -> str:
-    """The result of a game as it stands: the plain area count once the
-    engine's dead stones (judged by random playouts) are removed. Unlike the
-    engine's ``final_score`` it gives open borders to nobody."""
-    dead = dead_stones(game.board, final_ownership(game.board, game.to_move))
-    return format_result(game.score(dead))
+    """The result of a game as it stands, as the engine's ``final_score``
+    would give it (:func:`imago.game.count`), so the value head learns the
+    results imago itself would claim."""
+    return count(game.board, game.rules, game.to_move).result
 
 
 def play_games(network, games: int, size: int = 9, komi: float = 7.5, parallel: int = 128,
