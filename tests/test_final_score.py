@@ -12,8 +12,8 @@ import pytest
 from imago import sgf
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
-from imago.game.ownership import dead_stones, estimated_score
-from imago.game import GameState, index_to_vertex, vertex_to_index
+from imago.game import (BLACK, GameState, Rules, count, dead_stones, index_to_vertex,
+                        vertex_to_index)
 
 
 def finished_games(folder, count):
@@ -55,8 +55,11 @@ def test_dead_stones_follow_the_ownership_estimate():
         ownership[p] = 0.9 if board.colrow(p)[1] >= 2 else -0.9  # white owns the top rows
     dead = dead_stones(board, ownership)
     assert dead == [vertex_to_index("D4", 5)]
+    judged = count(board, Rules(0.5), BLACK, ownership)
+    assert list(judged.dead) == dead
     # 15 black points (rows 1-3), 10 white (rows 4-5, D4 included once removed)
-    assert estimated_score(board, 0.5, ownership, dead) == 15 - 10 - 0.5
+    assert judged.score == 15 - 10 - 0.5
+    assert (judged.black, judged.white) == (15, 10)
 
 
 def test_a_finished_gnugo_game_with_dead_stones(shared_data):
