@@ -246,6 +246,7 @@ def test_two_passes_end_the_game_with_the_area_score():
     out, code, game = hvh(["e5", "pass", "pass", "d4", "score", "quit"])
     assert code == 0
     assert "Game over: B+73.5 (Black 81, White 0, komi 7.5)" in out
+    assert "Dead stones: none.\nGame over: B+73.5" in out
     assert "game over> d4" in out
     assert "the game is over (undo to take moves back, or quit)" in out
     assert "Score: B+73.5" in out
