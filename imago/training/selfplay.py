@@ -29,6 +29,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from imago.game import GameState, count
+from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
 
 PASS_MOVE = None
@@ -72,6 +73,7 @@ def play_games(network, games: int, size: int = 9, komi: float = 7.5, parallel: 
     time (one batched network call per move of all of them); yields each
     finished game with its result in the root's ``RE``."""
     rng = np.random.default_rng(seed)
+    evaluator = NetworkEvaluator(network, symmetries="none")  # the one batching evaluator
     max_moves = max_moves or 2 * size * size
     started = 0
     active: list[GameState] = []
@@ -80,7 +82,7 @@ def play_games(network, games: int, size: int = 9, komi: float = 7.5, parallel: 
             active.append(GameState(size, komi))
             started += 1
         nodes = [g.current for g in active]
-        policies = network.evaluate_nodes(nodes)["policy"]
+        policies, _ = evaluator.evaluate(nodes)
         temps = [temperature if g.current.number < sample_moves else late_temperature
                  for g in active]
         still: list[GameState] = []
