@@ -13,7 +13,7 @@ from imago.search import PUCTSearch, action_of  # noqa: E402
 from imago.search.tree import encode_priors  # noqa: E402
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
-from imago.nn.features import (apply_symmetry, encode_batch, transform_move)
+from imago.nn.features import apply_symmetry, encode_batch, transform_move  # noqa: E402
 from imago.nn.networks import NeuralNetwork, create_network  # noqa: E402
 
 
