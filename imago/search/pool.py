@@ -41,17 +41,18 @@ def run_searches(jobs: list[SearchJob], evaluator: Optional[Evaluator] = None,
     if not jobs:
         return []
     evaluator = evaluator if evaluator is not None else jobs[0].search.evaluator
-    requests = [(job, job.search.needs_root_answer(job.state, job.color)) for job in jobs]
-    asked = [(job, request) for job, request in requests if request is not None]
+    for job in jobs:
+        job.search.set_root(job.state, job.color)
+    asked = [job for job in jobs if job.search.needs_root_answer()]
     answers: dict[int, tuple] = {}
     if asked:
         careful = getattr(evaluator, "evaluate_all_symmetries", evaluator.evaluate)
-        priors, values = careful([request for _, request in asked])
-        for k, (job, _) in enumerate(asked):
+        priors, values = careful([job.search.root_request() for job in asked])
+        for k, job in enumerate(asked):
             answers[id(job)] = (priors[k], values[k])
             job.search.evaluations += 1
     for job in jobs:
-        job.root = job.search.begin(job.state, job.color, job.allow_pass, answers.get(id(job)))
+        job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))
     active = [job for job in jobs if job.unfinished()]
     while active:
         shares = []

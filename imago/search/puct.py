@@ -208,24 +208,29 @@ class PUCTSearch:
 
     def begin(self, state: GameState, color: int, allow_pass: bool = True,
               root_answer: Optional[tuple] = None) -> SearchNode:
-        """Make ready to search ``state.current`` for ``color``: the root
-        expanded (``root_answer``, a ``(policy, value)`` pair from
-        :meth:`root_request`, or the evaluator's most careful answer),
-        illegal moves struck out, root noise, the pass allowed or not."""
-        root = self.set_root(state, color)
-        if not root.expanded and not root.terminal:
+        """Make ready to search ``state.current`` for ``color``:
+        :meth:`set_root`, then :meth:`prepare`."""
+        self.set_root(state, color)
+        return self.prepare(allow_pass, root_answer)
+
+    def prepare(self, allow_pass: bool = True, root_answer: Optional[tuple] = None
+                ) -> SearchNode:
+        """Make the root set by :meth:`set_root` ready: expanded
+        (``root_answer``, a ``(policy, value)`` pair for :meth:`root_request`,
+        or the evaluator's most careful answer), illegal moves struck out,
+        root noise, the pass allowed or not."""
+        root = self.root
+        if self.needs_root_answer():
             if root_answer is None:
-                request = self.root_request()
                 careful = getattr(self.evaluator, "evaluate_all_symmetries",
                                   self.evaluator.evaluate)
-                priors, values = careful([request])
+                priors, values = careful([self.root_request()])
                 root_answer = (priors[0], values[0])
                 self.evaluations += 1
             self._expand_exact(root, *root_answer)
-        elif root.expanded:
-            if not root.careful:
-                self._reprioritise(root)    # a reused root had a leaf's answer
-            self._strike_illegal(root)      # and was expanded without legality checks
+        elif root.expanded and not root.careful:
+            self._reprioritise(root)    # a reused root had a leaf's answer
+            self._strike_illegal(root)  # and was expanded without legality checks
         if root.expanded:
             if self.dirichlet_alpha > 0:
                 self._add_noise(root)
@@ -237,11 +242,10 @@ class PUCTSearch:
         return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
                     self.root, [], 0)
 
-    def needs_root_answer(self, state: GameState, color: int) -> Optional[Leaf]:
-        """The root request when searching ``state`` needs one (the root is
-        new), else None: lets a pool evaluate many roots in one call."""
-        root = self.set_root(state, color)
-        return None if root.expanded or root.terminal else self.root_request()
+    def needs_root_answer(self) -> bool:
+        """Whether the root set by :meth:`set_root` is new and needs an
+        evaluation (lets a pool evaluate many roots in one call)."""
+        return not self.root.expanded and not self.root.terminal
 
     def _open_mask(self, board, exact: bool) -> np.ndarray:
         """Actions open at ``board``: empty points (legal ones when

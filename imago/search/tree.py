@@ -169,9 +169,3 @@ class SearchNode:
             return int(self.moves[edge])
         priors = self.choice_priors()
         return int(np.argmax(priors))
-
-    def visit_counts(self, actions: int) -> np.ndarray:
-        """Visits per action over the whole action space (``actions`` long)."""
-        dense = np.zeros(actions)
-        dense[self.moves] = self.visits
-        return dense
