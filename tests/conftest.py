@@ -9,9 +9,24 @@ from pathlib import Path
 
 import pytest
 
+from imago.game import GameState
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATA = SHARED / "data"
+
+
+def from_rows(rows: list[str], komi: float = 0.5) -> GameState:
+    """A game whose root holds the stones drawn in ``rows`` (``X`` Black,
+    ``O`` White, top row first)."""
+    game = GameState(len(rows), komi)
+    black, white = [], []
+    for r, line in enumerate(rows):
+        for c, ch in enumerate(line.split()):
+            if ch != ".":
+                (black if ch == "X" else white).append(game.point(c, r))
+    game.root.add_setup(black=black, white=white)
+    return game
 
 
 def find_gnugo():

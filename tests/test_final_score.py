@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from conftest import from_rows
 from imago import sgf
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
@@ -94,18 +95,11 @@ def test_dead_stones_agree_with_gnugo(shared_data, gnugo_path):
 
 def test_seki_strings_are_reported_as_seki():
     # black A2-B2-C2-B1 (eye A1) and white D2-E2-D1 (eye E1) share C1
-    game = GameState(5, komi=0.5)
-    rows = [". . . . .",
-            ". . . . .",
-            "O O O X X",
-            "X X X O O",
-            ". X . O ."]
-    black, white = [], []
-    for r, line in enumerate(rows):
-        for c, ch in enumerate(line.split()):
-            if ch != ".":
-                (black if ch == "X" else white).append(game.point(c, r))
-    game.root.add_setup(black=black, white=white)
+    game = from_rows([". . . . .",
+                      ". . . . .",
+                      "O O O X X",
+                      "X X X O O",
+                      ". X . O ."], komi=0.5)
     engine = GameEngine(create_algorithm("random"), size=5, komi=0.5)
     engine.state = game
     seki = sorted(p for s in engine.final_status("seki") for p in s)

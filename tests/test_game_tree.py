@@ -241,22 +241,10 @@ def test_70000_empty_nodes_load_in_little_memory():
 
 
 def test_a_4000_move_line_costs_little_memory():
-    # random moves, own eyes filled when nothing else is left (so that big
-    # captures reopen the board): nearly all positions differ
+    # nearly all positions differ (see random_game_text)
     base, peak = peak_rss("""
-        import random
-        game = imago.game.GameState(19)
-        rng, color = random.Random(5), imago.game.BLACK
-        for _ in range(4000):
-            board = game.board
-            point = board.random_move(color, rng)
-            if point is None:
-                legal = board.legal_moves(color)
-                point = rng.choice(legal) if legal else None
-            game.play(color, point)
-            color = 3 - color
-        text = imago.sgf.dumps(game)
-        del game, board
+        from imago.bench.sgf import random_game_text
+        text = random_game_text(4000, seed=5)
         [again] = imago.sgf.loads(text)
         line = list(again.root.main_line())
         assert len(set(n.hash for n in line)) > 3500

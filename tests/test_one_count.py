@@ -27,6 +27,8 @@ from imago.match.tool import Referee
 from imago.terminal import TerminalGame
 from imago.training.selfplay import finish
 
+from conftest import from_rows
+
 
 def finished_games(folder: Path, count_: int | None) -> list[tuple[str, GameState, str]]:
     """(file, game at the end of its main line, recorded result) of the
@@ -39,19 +41,6 @@ def finished_games(folder: Path, count_: int | None) -> list[tuple[str, GameStat
         game.goto(list(game.root.main_line())[-1])
         games.append((row["file"], game, row["result"]))
     return games
-
-
-def from_rows(rows: list[str], komi: float = 0.5) -> GameState:
-    """A game whose root holds the stones drawn in ``rows`` (``X`` Black,
-    ``O`` White, top row first)."""
-    game = GameState(len(rows), komi)
-    black, white = [], []
-    for r, line in enumerate(rows):
-        for c, ch in enumerate(line.split()):
-            if ch != ".":
-                (black if ch == "X" else white).append(game.point(c, r))
-    game.root.add_setup(black=black, white=white)
-    return game
 
 
 def moves_of(game: GameState) -> list[tuple[int, int | None]]:
