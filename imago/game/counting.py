@@ -92,6 +92,8 @@ class Count:
     owners: tuple[int, ...]
     ownership: tuple[float, ...]
     settled: bool
+    neutral: int = 0
+    """Empty points that belong to neither side (dame)."""
 
     @property
     def result(self) -> str:
@@ -237,7 +239,8 @@ def count(board: GameBoard, rules: Rules, to_move: int,
     return Count(score=black - white - rules.komi, black=black, white=white,
                  komi=rules.komi, dead=tuple(dead), dead_black=dead_black,
                  dead_white=len(dead) - dead_black, seki=tuple(seki), owners=tuple(owners),
-                 ownership=tuple(estimate), settled=settled)
+                 ownership=tuple(estimate), settled=settled,
+                 neutral=board.size * board.size - black - white)
 
 
 def passing_wins(board: GameBoard, rules: Rules, to_move: int, color: int,
@@ -250,6 +253,17 @@ def passing_wins(board: GameBoard, rules: Rules, to_move: int, color: int,
     return judged.winner == color and judged.settled
 
 
-__all__ = ["Rules", "Count", "count", "passing_wins", "final_ownership",
+def lost_for_good(judged: Count, color: int) -> bool:
+    """True when ``judged`` (a :func:`count` of the board as it stands) is
+    a loss for ``color`` that playing on cannot turn: every string's fate
+    is clear and the margin is larger than the neutral points left to
+    fill. After the opponent's pass, more stones would only land in
+    territory that is not ``color``'s."""
+    if not judged.settled or judged.winner in (color, None):
+        return False
+    return abs(judged.score) > judged.neutral
+
+
+__all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good", "final_ownership",
            "playout_ownership", "dead_stones", "seki_stones", "final_owners",
            "DEAD_THRESHOLD", "NEUTRAL_THRESHOLD", "SETTLED_THRESHOLD"]
