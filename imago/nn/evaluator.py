@@ -5,6 +5,11 @@ calls with a batch of positions; one compiled network call answers the whole
 batch. Positions are anything with ``board``, ``parent`` and ``to_move``
 (game-tree nodes or search nodes), so history planes are encoded from the
 search path.
+
+Given a model file, the evaluator reads its metadata at once and loads the
+network (and TensorFlow) only when the first batch comes or
+:meth:`NetworkEvaluator.load` is called, perhaps from a background thread
+while an engine already answers its controller.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 from imago.game import BLACK
 
 from .features import HISTORY
+from .modelfile import ModelFile
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
@@ -53,13 +59,27 @@ class NetworkEvaluator:
             raise ValueError(f"symmetries must be one of {', '.join(SYMMETRY_MODES)}, "
                              f"not {symmetries!r}")
         if isinstance(model, (str, os.PathLike)):
-            from .networks import load_network  # imports TensorFlow
-            model = load_network(model)
-        self.network = model
+            model = ModelFile(model)
+        self._model = model
         self.batch_size = batch_size
         self.symmetries = symmetries
         self.rng = np.random.default_rng(seed)
         self.history = 1 if model.plane_set == "basic" else HISTORY
+
+    @property
+    def network(self):
+        """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
+        model = self._model
+        return model.load() if isinstance(model, ModelFile) else model
+
+    def load(self) -> None:
+        """Load the network now (imports TensorFlow): for a background thread."""
+        _ = self.network
+
+    def check_size(self, size: int) -> None:
+        """Raise :class:`~imago.nn.modelfile.ModelSizeError` (a ValueError)
+        when the network cannot play ``size`` (read from its metadata)."""
+        self._model.check_size(size)
 
     def evaluate(self, nodes: Sequence) -> tuple:
         """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of

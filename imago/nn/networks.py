@@ -28,12 +28,9 @@ import keras
 from keras import layers, ops
 
 from .features import augment_batch, encode_batch, legal_mask, num_planes, symmetry_tables
+from .modelfile import ModelSizeError, metadata_path, read_metadata, size_problem
 
 METADATA_VERSION = 1
-
-
-class ModelSizeError(ValueError):
-    """A model was loaded or used for a board size it was not made for."""
 
 
 # ------------------------------------------------------------------ losses
@@ -174,10 +171,10 @@ class NeuralNetwork:
 
     def check_size(self, size: int) -> None:
         """Raise :class:`ModelSizeError` when the model cannot play ``size``."""
-        if size not in self.board_sizes and not self.any_size:
-            raise ModelSizeError(
-                f"this {self.architecture} network was made for "
-                f"{', '.join(f'{s}x{s}' for s in self.board_sizes)} boards, not {size}x{size}")
+        problem = size_problem({"architecture": self.architecture, "any_size": self.any_size,
+                                "board_sizes": self.board_sizes}, size)
+        if problem is not None:
+            raise ModelSizeError(problem)
 
     @property
     def board_sizes(self) -> list[int]:
@@ -334,12 +331,7 @@ class NeuralNetwork:
         ``board_size``, raise :class:`ModelSizeError` unless the model was
         made for that size (or plays any size)."""
         path = Path(path)
-        side = metadata_path(path)
-        if not path.exists():
-            raise FileNotFoundError(f"no model at {path}")
-        if not side.exists():
-            raise FileNotFoundError(f"model {path} has no metadata file {side.name}")
-        meta = json.loads(side.read_text())
+        meta = read_metadata(path)
         arch = meta.get("architecture")
         if arch not in ARCHITECTURES:
             raise ValueError(f"{path}: unknown architecture {arch!r}")
@@ -353,14 +345,15 @@ class NeuralNetwork:
                 net.check_size(board_size)
             except ModelSizeError as err:
                 raise ModelSizeError(f"{path}: {err}") from None
-        net.model = keras.models.load_model(path, compile=compile)
+        try:
+            net.model = keras.models.load_model(path, compile=compile)
+        except Exception as err:  # Keras raises many kinds for a file that is no model
+            raise ValueError(f"{path}: not a Keras model ({type(err).__name__}: "
+                             f"{str(err)[:200]})") from None
+        if net.model.input_shape[-1] != net.planes:
+            raise ValueError(f"{path}: the model takes {net.model.input_shape[-1]} input "
+                             f"planes, its metadata says {net.planes} ({net.plane_set})")
         return net
-
-
-def metadata_path(path: str | os.PathLike) -> Path:
-    """The metadata sidecar of a ``.keras`` model file."""
-    path = Path(path)
-    return path.with_suffix(".json")
 
 
 # ------------------------------------------------------------------ architectures

@@ -1,0 +1,98 @@
+"""A saved model known by its metadata, its weights loaded on first need.
+
+A model is ``NAME.keras`` plus the sidecar ``NAME.json`` (architecture,
+board sizes, plane set, ...). :class:`ModelFile` reads only the sidecar when
+it is made, so an engine can check a model and the board sizes it plays at
+once, answer its controller, and load Keras and TensorFlow (seconds) in the
+background or when the first position is evaluated. This module imports
+neither.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import zipfile
+from pathlib import Path
+from typing import Any, Optional
+
+
+class ModelSizeError(ValueError):
+    """A model was loaded or used for a board size it was not made for."""
+
+
+def metadata_path(path: str | os.PathLike) -> Path:
+    """The metadata sidecar of a ``.keras`` model file."""
+    return Path(path).with_suffix(".json")
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """The sidecar of the model at ``path``. Raises FileNotFoundError for a
+    missing model or sidecar and ValueError for a sidecar that does not
+    describe a model, or a model file that is not a Keras archive."""
+    path = Path(path)
+    side = metadata_path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model at {path}")
+    if path.suffix != ".keras" or not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a Keras model file (NAME.keras, a zip archive)")
+    if not side.is_file():
+        raise FileNotFoundError(f"model {path} has no metadata file {side.name}")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{side}: not a model's metadata ({err})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("architecture"), str) \
+            or not isinstance(meta.get("plane_set"), str):
+        raise ValueError(f"{side}: not a model's metadata (no architecture or plane set)")
+    return meta
+
+
+def size_problem(meta: dict[str, Any], size: int) -> Optional[str]:
+    """Why a model with metadata ``meta`` cannot play ``size``x``size``
+    boards, or None when it can."""
+    sizes = meta.get("board_sizes") or [9]
+    if meta.get("any_size") or size in sizes:
+        return None
+    return (f"this {meta.get('architecture')} network was made for "
+            f"{', '.join(f'{s}x{s}' for s in sizes)} boards, not {size}x{size}")
+
+
+class ModelFile:
+    """A model file whose network is loaded once, on first use of
+    :attr:`network` or by :meth:`load` (from any thread: a second caller
+    waits for the first load instead of starting another)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.metadata = read_metadata(self.path)
+        self._network: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def plane_set(self) -> str:
+        return str(self.metadata["plane_set"])
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the network is in memory already."""
+        return self._network is not None
+
+    def check_size(self, size: int) -> None:
+        """Raise :class:`ModelSizeError` when the model cannot play ``size``."""
+        problem = size_problem(self.metadata, size)
+        if problem is not None:
+            raise ModelSizeError(f"{self.path.name}: {problem}")
+
+    def load(self) -> Any:
+        """The :class:`~imago.nn.networks.NeuralNetwork` (imports Keras)."""
+        if self._network is None:
+            with self._lock:
+                if self._network is None:
+                    from .networks import load_network
+
+                    self._network = load_network(self.path)
+        return self._network
+
+    network = property(load)
