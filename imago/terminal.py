@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO
 
@@ -23,7 +24,8 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
 
-from imago.engine.algorithm import DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm, create_algorithm
+from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
+                                    create_algorithm, prepare_in_background)
 
 DEFAULT_SIZE = 9
 DEFAULT_KOMI = 7.5
@@ -124,6 +126,7 @@ class TerminalGame:
         self.finished = False  # quit was asked for
         self.stats = False     # a winrate line after each engine move
         self.hint_algorithm: Optional[DecisionAlgorithm] = None
+        self.preparing: list[threading.Thread] = []
 
     @classmethod
     def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
@@ -147,6 +150,7 @@ class TerminalGame:
             except TypeError as exc:
                 raise ValueError(f"algorithm {algorithm!r} refused the options "
                                  f"{options}: {exc}") from exc
+            engine.check_size(size)
         players = {color: None if color in humans else engine for color in (BLACK, WHITE)}
         return cls(state, players, stdin, stdout, seconds, echo)
 
@@ -244,6 +248,17 @@ class TerminalGame:
         self.say("Type a vertex such as D4 to play, or help for the commands.")
         for player in set(p for p in self.players.values() if p is not None):
             player.new_game(state)
+            self.preparing.append(prepare_in_background(player, state.size))
+
+    def wait_until_ready(self) -> None:
+        """Before an engine's first move: wait for its network to load,
+        saying so when that takes a while (TensorFlow: several seconds)."""
+        for thread in self.preparing:
+            thread.join(0.2)
+            if thread.is_alive():
+                self.say("(imago is loading its network; a few seconds the first time)")
+                thread.join()
+        self.preparing = []
 
     def prompt(self) -> str:
         """The prompt: whose turn and which move, or that the game is over."""
@@ -331,6 +346,7 @@ class TerminalGame:
         color = self.state.to_move
         algorithm = self.players[color]
         assert algorithm is not None
+        self.wait_until_ready()
         point = algorithm.choose_move(self.state, color, self.seconds)
         if point == RESIGN:
             self.say(f"{COLOR_WORDS[color]} ({algorithm.name}) resigns.")

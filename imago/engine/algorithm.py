@@ -10,6 +10,10 @@ new back end (random, policy network, MCTS, ...) is a class and one line in
 from __future__ import annotations
 
 import importlib
+import logging
+import math
+import threading
+import time
 from abc import ABC, abstractmethod
 from typing import Any, Optional
 
@@ -46,8 +50,64 @@ class DecisionAlgorithm(ABC):
     def new_game(self, state: GameState) -> None:
         """Called when the board is cleared or resized (drop caches)."""
 
+    def check_size(self, size: int) -> None:
+        """Raise ValueError, with the reason, when the algorithm cannot play
+        ``size``x``size`` boards (a network made for 9x9 only). Cheap: the
+        engine asks before it changes the board."""
+
+    def prepare(self, size: int) -> None:
+        """Load and warm up what the first move needs (a network: seconds).
+        The engine calls it from a background thread at start, so it must
+        be thread-safe; ``choose_move`` must work without it (waiting for a
+        load already under way)."""
+
     def close(self) -> None:
         """Release resources (threads, models) at engine shutdown."""
+
+
+def prepare_in_background(algorithm: DecisionAlgorithm, size: int) -> threading.Thread:
+    """Run ``algorithm.prepare(size)`` (loading a network: seconds) in a
+    daemon thread, so a front end answers at once; a failure is logged, and
+    the first move meets it again with its reason."""
+    log = logging.getLogger(__name__)
+
+    def prepare() -> None:
+        started = time.perf_counter()
+        try:
+            algorithm.prepare(size)
+        except Exception as error:  # reported to the user by the first move
+            log.warning("could not prepare %s: %s", algorithm.name, error)
+            return
+        seconds = time.perf_counter() - started
+        if seconds >= 0.1:
+            log.info("%s ready in %.1f s", algorithm.name, seconds)
+
+    thread = threading.Thread(target=prepare, name=f"prepare-{algorithm.name}", daemon=True)
+    thread.start()
+    return thread
+
+
+def checked(name: str, value: Any, kind: type = float, low: Optional[float] = None,
+            high: Optional[float] = None, above: Optional[float] = None) -> Any:
+    """``value`` as ``kind`` (int or float), finite, at least ``low``, above
+    ``above`` and at most ``high``; else ValueError naming option ``name``
+    and what it takes. For options that come from a command line or GTP."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) \
+            or (kind is int and number != int(number)):
+        raise ValueError(f"{name} must be {'a whole' if kind is int else 'a finite'} number, "
+                         f"not {value!r}")
+    if (low is not None and number < low) or (high is not None and number > high) \
+            or (above is not None and number <= above):
+        limits = [f"at least {low:g}" if low is not None else "",
+                  f"above {above:g}" if above is not None else "",
+                  f"at most {high:g}" if high is not None else ""]
+        raise ValueError(f"{name} must be {' and '.join(x for x in limits if x)}, "
+                         f"not {value!r}")
+    return kind(number)
 
 
 def default_algorithm() -> str:

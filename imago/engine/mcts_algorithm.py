@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import gc
 import random
+import threading
 import time
 from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import GameState, passing_wins
+from imago.game import GameState, count, lost_for_good
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 
-from .algorithm import RESIGN, DecisionAlgorithm
+from .algorithm import RESIGN, DecisionAlgorithm, checked
 
 NO_MODEL = ("", "none", "playouts")
 _ANY_START = random.Random(0)
@@ -71,41 +72,64 @@ class MCTSAlgorithm(DecisionAlgorithm):
                  no_resign: bool = False, seed: Optional[int] = None,
                  symmetries: str = "random"):
         self.model = model
-        self.visits = int(visits)
-        self.temperature = float(temperature)
-        self.temperature_moves = int(temperature_moves)
-        self.resign_threshold = float(resign_threshold)
-        self.resign_moves = int(resign_moves)
+        self.visits = checked("visits", visits, int, low=1)
+        self.temperature = checked("temperature", temperature, low=0)
+        self.temperature_moves = checked("temperature_moves", temperature_moves, int, low=0)
+        self.resign_threshold = checked("resign_threshold", resign_threshold, low=0, high=1)
+        self.resign_moves = checked("resign_moves", resign_moves, int, low=1)
         self.no_resign = bool(no_resign) if not isinstance(no_resign, str) else \
             no_resign.lower() in ("1", "true", "yes")
         self.seed = seed
-        self.network = make_evaluator(model, 7.5, seed, int(batch_size), str(symmetries))
+        self.batch_size = checked("batch_size", batch_size, int, low=1)
+        try:
+            self.network = make_evaluator(model, 7.5, seed, self.batch_size, str(symmetries))
+        except FileNotFoundError as err:
+            raise ValueError(str(err)) from None
         self.playouts = self.network if isinstance(self.network, PlayoutEvaluator) \
             else PlayoutEvaluator(komi=7.5, seed=seed)
-        self.batch_size = int(batch_size)
         self.search = PUCTSearch(self.network,
-                                 c_puct=float(c_puct), fpu_reduction=float(fpu_reduction),
-                                 batch_size=int(batch_size), virtual_loss=float(virtual_loss),
-                                 dirichlet_alpha=float(dirichlet_alpha),
-                                 noise_fraction=float(noise_fraction), seed=seed)
+                                 c_puct=checked("c_puct", c_puct, above=0),
+                                 fpu_reduction=checked("fpu_reduction", fpu_reduction),
+                                 batch_size=self.batch_size,
+                                 virtual_loss=checked("virtual_loss", virtual_loss, low=0),
+                                 dirichlet_alpha=checked("dirichlet_alpha", dirichlet_alpha, low=0),
+                                 noise_fraction=checked("noise_fraction", noise_fraction,
+                                                        low=0, high=1),
+                                 seed=seed)
         self.low_winrate_streak = 0
-        self.warmed_up = False
+        self.searched = False
+        self.warmed_up: set[int] = set()
+        self._warm_up_lock = threading.Lock()
         self.rng = np.random.default_rng(seed)
 
     def new_game(self, state: GameState) -> None:
         self.search.forget()
         self.low_winrate_streak = 0
-        self._choose_evaluator(state)
-        if self.search.evaluator is self.network and not self.warmed_up:
-            # the first network call traces and compiles it (about half a
-            # second): pay that now, not on the clock of the first move.
-            # Then move the network's many long-lived TensorFlow objects out
-            # of the garbage collector's way: full collections walk every
-            # tracked object and made some moves take 0.2 s longer.
-            self.network.evaluate([state.current])
-            gc.collect()
-            gc.freeze()
-            self.warmed_up = True
+
+    def check_size(self, size: int) -> None:
+        if self._uses_network(size):
+            self.network.check_size(size)
+
+    def prepare(self, size: int) -> None:
+        """Load the network and pay its first call on ``size`` boards (the
+        trace and compilation, about half a second) now, not on the clock
+        of the first move. The first time, move the network's many
+        long-lived TensorFlow objects out of the garbage collector's way:
+        full collections walk every tracked object and made some moves take
+        0.2 s longer."""
+        if not self._uses_network(size) or size in self.warmed_up:
+            return
+        with self._warm_up_lock:
+            if size in self.warmed_up:
+                return
+            self.network.evaluate([GameState(size).current])
+            if not self.warmed_up:
+                gc.collect()
+                gc.freeze()
+            self.warmed_up.add(size)
+
+    def _uses_network(self, size: int) -> bool:
+        return not isinstance(self.network, PlayoutEvaluator) and size >= MIN_NETWORK_SIZE
 
     def _choose_evaluator(self, state: GameState) -> None:
         """The network from 5x5 up; random playouts on smaller boards, where
@@ -113,8 +137,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         pass) and search alone nearly solves the game. Playouts are
         evaluated one leaf at a time: batching only pays for network calls,
         and its virtual loss blurs the search."""
-        use_network = not isinstance(self.network, PlayoutEvaluator) and \
-            state.size >= MIN_NETWORK_SIZE
+        use_network = self._uses_network(state.size)
+        if use_network:
+            self.prepare(state.size)
         evaluator = self.network if use_network else self.playouts
         if evaluator is not self.search.evaluator:
             self.search.forget()
@@ -127,14 +152,26 @@ class MCTSAlgorithm(DecisionAlgorithm):
                     stop=None, progress=None, interval: float = 1.0) -> Optional[int]:
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
-        seconds (analysis lines, live graphics)."""
+        seconds (analysis lines, live graphics). Time spent waiting for the
+        network to load comes out of ``seconds``."""
+        started = time.perf_counter()
+        self.searched = False
         self._choose_evaluator(state)
-        pass_wins = self._may_pass(state) and self._passing_wins(state, color)
+        if seconds is not None:
+            seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
+        judged = count(state.board, state.rules, state.to_move) if self._may_pass(state) \
+            else None
+        pass_wins = judged is not None and judged.winner == color and judged.settled
         last = state.last_move
-        if (last is not None and last.is_pass and pass_wins) \
-                or not self._has_board_move(state, color):
+        if last is not None and last.is_pass and judged is not None:
+            if pass_wins:
+                return None
+            if lost_for_good(judged, color):
+                return None if self._never_resigns(state) else RESIGN
+        if not self._has_board_move(state, color):
             return None
         root = self._search(state, color, seconds, stop, progress, interval, pass_wins)
+        self.searched = True
         if root.terminal or not root.expanded:
             return None
         point = self.search.point_of(self._pick(root, state))
@@ -165,6 +202,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return self.search.set_root(state, color)
 
     def summary(self) -> Optional[dict]:
+        if not self.searched:  # the last move was chosen without a search
+            return None
         results = self.search.results(limit=1)
         if not results:
             return None
@@ -208,14 +247,6 @@ class MCTSAlgorithm(DecisionAlgorithm):
         scan does not matter here."""
         return state.board.random_move(color, _ANY_START) is not None
 
-    @staticmethod
-    def _passing_wins(state: GameState, color: int) -> bool:
-        """True when the game, ended now, is won by ``color`` by the one
-        count (:func:`imago.game.passing_wins`: dead stones removed, every
-        string's fate clear). Otherwise passing is refused and the search
-        spends no visits on it."""
-        return passing_wins(state.board, state.rules, state.to_move, color)
-
     def _best_board_move(self, root: SearchNode) -> Optional[int]:
         """The most visited move other than pass (pass if none was searched)."""
         best, best_visits = None, 0.0
@@ -225,10 +256,14 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 best, best_visits = point, n
         return best
 
-    def _should_resign(self, state: GameState, winrate: float) -> bool:
+    def _never_resigns(self, state: GameState) -> bool:
+        """Whether resigning is off (by option) or too early in the game."""
         if self.no_resign or self.resign_threshold <= 0:
-            return False
-        if state.handicap and state.current.number < 20 + 2 * state.handicap:
+            return True
+        return bool(state.handicap) and state.current.number < 20 + 2 * state.handicap
+
+    def _should_resign(self, state: GameState, winrate: float) -> bool:
+        if self._never_resigns(state):
             return False
         if state.current.number < state.size:
             return False

@@ -12,22 +12,23 @@ never chosen. It passes when
   ownership head as the estimate when it has one), so the game ends where
   it is won.
 
-TensorFlow is loaded when the algorithm is created, not when this module is
-imported.
+The model's metadata is read when the algorithm is created; the network
+(and TensorFlow) is loaded by :meth:`PolicyAlgorithm.prepare`, which the
+engine calls in the background, or by the first move.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from .algorithm import DecisionAlgorithm
 from imago.game import BLACK, GameState, count
-
 from imago.nn.evaluator import DEFAULT_MODEL
 from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
+from imago.nn.modelfile import ModelFile
+
+from .algorithm import DecisionAlgorithm, checked
 
 
 class PolicyAlgorithm(DecisionAlgorithm):
@@ -39,17 +40,28 @@ class PolicyAlgorithm(DecisionAlgorithm):
     name = "policy"
 
     def __init__(self, model: Optional[str] = None, temperature: float = 0.0,
-                 seed: Optional[int] = None, network=None):
-        from imago.nn.networks import NeuralNetwork
-
-        self.temperature = float(temperature)
+                 seed: Optional[int] = None, network: Any = None):
+        self.temperature = checked("temperature", temperature, low=0)
         self.rng = np.random.default_rng(None if seed is None else int(seed))
         if network is None:
             try:
-                network = NeuralNetwork.load(Path(model) if model else DEFAULT_MODEL)
+                network = ModelFile(model or DEFAULT_MODEL)
             except FileNotFoundError as err:
                 raise ValueError(f"policy: {err}") from None
-        self.network = network
+        self._model = network
+
+    @property
+    def network(self) -> Any:
+        """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
+        model = self._model
+        return model.load() if isinstance(model, ModelFile) else model
+
+    def check_size(self, size: int) -> None:
+        self._model.check_size(size)
+
+    def prepare(self, size: int) -> None:
+        self._model.check_size(size)
+        _ = self.network
 
     def evaluate(self, state: GameState, color: int) -> dict[str, np.ndarray]:
         """The network's outputs for ``color`` to move at ``state.current``,

@@ -15,7 +15,7 @@ from typing import Optional
 
 from imago.game import GameBoard, GameState, area_score
 
-from .algorithm import RESIGN, DecisionAlgorithm
+from .algorithm import RESIGN, DecisionAlgorithm, checked
 
 PASS = None
 
@@ -64,9 +64,9 @@ class UCTAlgorithm(DecisionAlgorithm):
 
     def __init__(self, visits: int = 1000, exploration: float = 1.0,
                  resign_threshold: float = 0.05, seed: Optional[int] = None):
-        self.visits = int(visits)
-        self.exploration = float(exploration)
-        self.resign_threshold = float(resign_threshold)
+        self.visits = checked("visits", visits, int, low=1)
+        self.exploration = checked("exploration", exploration, low=0)
+        self.resign_threshold = checked("resign_threshold", resign_threshold, low=0, high=1)
         self.rng = random.Random(seed)
         self.last_root: Optional[UCTNode] = None
 

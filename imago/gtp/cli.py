@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 import imago
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, algorithm_names, create_algorithm,
-                                    shared_options)
+                                    prepare_in_background, shared_options)
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
@@ -132,6 +132,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
         return 2
     engine = GameEngine(algorithm, args.size, args.komi, TimeControl(args.time))
+    prepare_in_background(algorithm, args.size)
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
              algorithm.name, args.size, args.size, args.komi, engine.time_control.describe())
 
