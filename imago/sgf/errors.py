@@ -1,8 +1,33 @@
-"""The one exception of the SGF package."""
+"""The one exception of the SGF package, and where in the text it happened.
+
+- :class:`SGFError`: malformed or unsupported input, with its file, line and
+  column;
+- :class:`Source`: a text being parsed and its file name; it turns
+  character offsets into lines and columns, cheaply even for the thousands
+  of errors a lenient read of a damaged collection meets;
+- :func:`quote`: a piece of the input as an error message shows it, cut to
+  a readable length (a 1 MB property name is not repeated in full).
+"""
 
 from __future__ import annotations
 
+import re
+from array import array
+from bisect import bisect_right
 from typing import Optional
+
+QUOTE_LIMIT = 40  # characters of the input an error message repeats
+MAX_REASON = 300  # longest reason kept whole (longer: cut in the middle)
+
+_LINE_END = re.compile(r"\r\n|\n|\r")
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(text)``, or for a long text its first ``limit`` characters
+    and its length: ``'AAAA'... (1,000,000 characters)``."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 class SGFError(ValueError):
@@ -10,12 +35,16 @@ class SGFError(ValueError):
 
     ``filename``, ``line`` and ``column`` (1-based; None when unknown) say
     where; the message reads ``game.sgf:12:5: expected ']' ...`` so a user can
-    jump to the spot. ``reason`` is the message without the location.
+    jump to the spot. ``reason`` is the message without the location (cut in
+    the middle beyond :data:`MAX_REASON` characters, whatever it quotes).
     """
 
     def __init__(self, reason: str, filename: str = "<string>",
                  line: Optional[int] = None, column: Optional[int] = None,
                  offset: Optional[int] = None):
+        if len(reason) > MAX_REASON:
+            half = MAX_REASON // 2
+            reason = f"{reason[:half]} ... {reason[-half:]}"
         if line is None:
             where = filename
         else:
@@ -48,3 +77,37 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
             cr_end = offset - 1
     start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, cr_end)) + 1
     return line, offset - start + 1
+
+
+class Source:
+    """The text being parsed and its file name, for positions in errors.
+
+    The first position asked for is counted from the start of the text;
+    from the second on, an index of line starts (built once) answers by
+    binary search, so many errors cost no more than one pass."""
+
+    __slots__ = ("text", "filename", "_starts", "_asked")
+
+    def __init__(self, text: str, filename: str = "<string>"):
+        self.text = text
+        self.filename = filename
+        self._starts: Optional[array] = None
+        self._asked = 0
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based ``(line, column)`` of a character offset (see
+        :func:`line_column`)."""
+        if self._starts is None:
+            self._asked += 1
+            if self._asked == 1:
+                return line_column(self.text, offset)
+            self._starts = array("q", [0])
+            self._starts.extend(m.end() for m in _LINE_END.finditer(self.text))
+        offset = max(0, min(offset, len(self.text)))
+        line = bisect_right(self._starts, offset)
+        return line, offset - self._starts[line - 1] + 1
+
+    def error(self, reason: str, offset: int) -> SGFError:
+        """An :class:`SGFError` at a character offset of the text."""
+        line, column = self.position(offset)
+        return SGFError(reason, self.filename, line, column, offset)

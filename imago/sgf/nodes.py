@@ -11,9 +11,10 @@ simple text, none, and composed values (``LB[aa:label]``).
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any, Iterator, Optional
 
-from .errors import SGFError, line_column
+from .errors import SGFError, quote
 
 # Value type of each FF[4] Go property (others are treated as text).
 MOVE, POINT, POINT_LIST, NUMBER, REAL, DOUBLE, COLOR, TEXT, SIMPLE_TEXT, NONE, \
@@ -46,6 +47,16 @@ PROPERTY_TYPES: dict[str, str] = {
 GAME_INFO = ("GM", "FF", "CA", "SZ", "KM", "HA", "RU", "PB", "PW", "BR", "WR", "BT",
              "WT", "RE", "DT", "EV", "RO", "PC", "GN", "GC", "ON", "OT", "TM", "SO",
              "US", "AN", "CP", "AP")
+
+# Regular-expression fragments of the SGF syntax, for the lexer and the
+# scanners. From Python 3.11 their repetitions are possessive, so that the
+# regex engine keeps no backtracking state per repetition (a value of four
+# million escapes cost 450 MB without); nothing in them needs to backtrack.
+POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
+VALUE_BODY_RE = r"[^\]\\]*(?:\\.[^\]\\]*)*" + POSSESSIVE  # between '[' and ']'
+VALUE_RE = r"\[" + VALUE_BODY_RE + r"\]"
+VALUES_RE = r"(?:" + VALUE_RE + r"\s*)+" + POSSESSIVE  # one or more, spaces after each
+PROPERTY_RE = r"[A-Za-z]+\s*" + VALUES_RE
 
 _LOWER = re.compile(r"[a-z]+")
 _ESCAPE = re.compile(r"\\(\r\n|\n\r|.)", re.S)
@@ -374,7 +385,7 @@ class ASTNode:
         """1-based ``(line, column)`` of this node's ``;``."""
         if self._run is None:
             return 0, 0
-        return line_column(self._run[0].text, self.offset)
+        return self._run[0].position(self.offset)
 
     @property
     def filename(self) -> str:
@@ -408,7 +419,7 @@ class ASTNode:
         return f"ASTNode(;{props[:60]})"
 
 
-_SEMI_SCAN = re.compile(r";|[A-Za-z]+\s*(?:\[[^\]\\]*(?:\\.[^\]\\]*)*\]\s*)+", re.S)
+_SEMI_SCAN = re.compile(r";|" + PROPERTY_RE, re.S)
 
 
 def _locate(text: str, base: int, k: int) -> int:

@@ -30,7 +30,7 @@ from imago.game import GameState
 from .convert import to_game
 from .encoding import decode
 from .errors import SGFError
-from .nodes import ASTNode
+from .nodes import VALUE_BODY_RE, ASTNode
 from .sgflex import Source
 from .sgfyacc import parse_source
 from .writer import dumps
@@ -42,7 +42,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 _TREE_START = re.compile(r"\(\s*;")
 _MISSING_SEMICOLON = re.compile(r"\(\s*(?=[A-Za-z]+\s*\[)")
 _TREE_OPEN = re.compile(r"\(")
-_SCAN = re.compile(r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]?|[()]", re.S)
+_SCAN = re.compile(r"\[" + VALUE_BODY_RE + r"\]?|[()]", re.S)  # a value (maybe open), or ( )
 
 
 def parse(data: Union[str, bytes], *, lenient: bool = False,
@@ -111,34 +111,25 @@ def split_game_trees(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _open_depth(text: str, start: int, end: int) -> int:
-    depth = 0
-    for item in _SCAN.finditer(text, start, end):
-        c = item.group()
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-    return depth
-
-
 def _repair(source: Source, start: int, err: SGFError) -> list[ASTNode]:
     """The game tree at ``start`` cut before the error and closed, or []."""
     cut = getattr(err, "good_end", None)
     if cut is None or err.offset is None:
         return []
+    text = source.text
     cut = min(cut, err.offset)
-    head = source.text[:cut].rstrip()
-    # drop an opened variation without nodes and a node cut before its
-    # properties
-    while head.endswith(("(", ";")) and len(head) > start + 2:
-        head = head[:-1].rstrip()
-    depth = _open_depth(head, start, len(head))
-    if depth <= 0 or len(head) <= start + 1:
+    # back over white space, an opened variation without nodes and a node
+    # cut before its properties
+    while cut > start and text[cut - 1].isspace():
+        cut -= 1
+    while cut > start + 2 and text[cut - 1] in "(;":
+        cut -= 1
+        while cut > start and text[cut - 1].isspace():
+            cut -= 1
+    if cut <= start + 1:
         return []
-    repaired = Source(head + ")" * depth, source.filename)
     try:
-        return parse_source(repaired, start)
+        return parse_source(source, start, cut, close=True)
     except SGFError:
         return []
 

@@ -25,47 +25,30 @@ import re
 import sys
 import threading
 from itertools import islice
+from typing import Optional
 
 import ply.lex as lex
 
-from .errors import SGFError, line_column
-from .nodes import ASTNode, property_name
+from .errors import SGFError, Source, quote
+from .nodes import (POSSESSIVE, PROPERTY_RE, VALUE_BODY_RE, VALUE_RE, VALUES_RE, ASTNode,
+                    property_name)
 
 tokens = ("LEAF", "LPAREN", "RPAREN", "NODES")
 
-# A value: '[' ... ']' where a backslash escapes any character (newlines too).
-_VALUE = r"\[[^\]\\]*(?:\\.[^\]\\]*)*\]"
-_VALUE_BODY = r"[^\]\\]*(?:\\.[^\]\\]*)*"
-_PROPERTY = r"[A-Za-z]+\s*(?:" + _VALUE + r"\s*)+"
-NODES_RE = r"(?:;\s*(?:" + _PROPERTY + r")*)+"
+NODES_RE = r"(?:;\s*(?:" + PROPERTY_RE + r")*" + POSSESSIVE + r")+" + POSSESSIVE
 LEAF_RE = r"\(\s*" + NODES_RE + r"\)"
 
 # Splits a NODES token into items: a node's ';' with its first property
 # (groups 1-3: identifier, first value, the other values still bracketed;
 # empty for a node without properties), or a further property (groups 4-6).
-_PROP_GROUPS = r"([A-Za-z]+)\s*\[(" + _VALUE_BODY + r")\]\s*((?:" + _VALUE + r"\s*)*)"
+_PROP_GROUPS = r"([A-Za-z]+)\s*\[(" + VALUE_BODY_RE + r")\]\s*(" + VALUES_RE + r"|)"
 _ITEMS = re.compile(r";\s*(?:" + _PROP_GROUPS + r")?|" + _PROP_GROUPS, re.S)
-_VALUES = re.compile(r"\[(" + _VALUE_BODY + r")\]", re.S)
+_VALUES = re.compile(r"\[(" + VALUE_BODY_RE + r")\]", re.S)
 _TREE_START = re.compile(r"\(\s*;")
 _IDENT_WS = re.compile(r"[A-Za-z]+\s*")
-_CLOSED_VALUE = re.compile(_VALUE, re.S)
+_CLOSED_VALUE = re.compile(VALUE_RE, re.S)
 
 t_ignore = " \t\r\n\f\v"
-
-
-class Source:
-    """The text being parsed and its file name, for positions in errors."""
-
-    __slots__ = ("text", "filename")
-
-    def __init__(self, text: str, filename: str = "<string>"):
-        self.text = text
-        self.filename = filename
-
-    def error(self, reason: str, offset: int) -> SGFError:
-        """An :class:`SGFError` at a character offset of the text."""
-        line, column = line_column(self.text, offset)
-        return SGFError(reason, self.filename, line, column, offset)
 
 
 def build_nodes(text: str, base: int, source: Source) -> tuple[ASTNode, ASTNode]:
@@ -104,7 +87,7 @@ def build_nodes(text: str, base: int, source: Source) -> tuple[ASTNode, ASTNode]
 def _new_name(ident: str, node: ASTNode) -> str:
     name = property_name(ident)
     if not name:
-        raise node.error(f"property identifier {ident!r} has no uppercase letter")
+        raise node.error(f"property identifier {quote(ident)} has no uppercase letter")
     if len(_NAMES) < 4096:
         _NAMES[ident] = name
     return name
@@ -174,13 +157,13 @@ def diagnose(source: Source, text: str, pos: int, end: int) -> SGFError:
     ch = text[pos]
     if "a" <= ch <= "z" or "A" <= ch <= "Z":
         m = _IDENT_WS.match(text, pos)
-        ident = text[pos:m.end()].rstrip()
+        ident = quote(text[pos:m.end()].rstrip())
         after = m.end()
         if after < end and text[after] == "[":
             # the value after the identifier never ends
             return source.error("expected ']': this property value is never closed", after)
         found = "end of input" if after >= end else repr(text[after])
-        return source.error(f"expected '[' after property identifier {ident!r}, found {found}",
+        return source.error(f"expected '[' after property identifier {ident}, found {found}",
                             after)
     if ch == "[":
         if not _CLOSED_VALUE.match(text, pos, end):
@@ -188,6 +171,19 @@ def diagnose(source: Source, text: str, pos: int, end: int) -> SGFError:
         return source.error("property value without a property identifier", pos)
     return source.error(f"unexpected character {ch!r}: expected ';', '(', ')' "
                         "or a property", pos)
+
+
+class _EndedRegex:
+    """A compiled regular expression whose matches end by ``end``."""
+
+    __slots__ = ("regex", "end")
+
+    def __init__(self, regex: re.Pattern, end: int):
+        self.regex = regex
+        self.end = end
+
+    def match(self, text: str, pos: int) -> Optional[re.Match]:
+        return self.regex.match(text, pos, self.end)
 
 
 _MASTER = None
@@ -207,14 +203,33 @@ def make_lexer(source: Source, start: int = 0, end: int | None = None):
         lexer = _LOCAL.lexer = _MASTER.clone()
     lexer.input(source.text)
     lexer.lexpos = start
-    if end is not None:
+    lexer.lexre = _MASTER.lexre
+    if end is not None and end < lexer.lexlen:
+        # tokens must not run past the end either (PLY matches to the end
+        # of its text, and a lenient repair ends anywhere)
         lexer.lexlen = end
+        lexer.lexre = [(_EndedRegex(regex, end), names) for regex, names in _MASTER.lexre]
     lexer.depth = 0
     lexer.opens = []
     lexer.good_end = start  # end of the last good token (for recovery)
     lexer.start = start
     lexer.source = source
     return lexer
+
+
+def token_or_closing(lexer) -> Optional[lex.LexToken]:
+    """The lexer's next token; at the end of its input, a ``)`` that is not
+    in the text for each game tree still open, then None. Lenient reading
+    closes a game tree cut short with these, without copying the text to
+    append them."""
+    tok = lexer.token()
+    if tok is not None or not lexer.depth:
+        return tok
+    tok = lex.LexToken()
+    tok.type, tok.value, tok.lineno, tok.lexpos = "RPAREN", ")", 0, lexer.lexlen
+    lexer.depth -= 1
+    lexer.opens.pop()
+    return tok
 
 
 def tokenize(text: str) -> list[tuple[str, object]]:

@@ -17,6 +17,7 @@ written to disk and nothing is printed.
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -26,7 +27,7 @@ import ply.yacc as yacc
 
 from .errors import SGFError
 from .nodes import ASTNode
-from .sgflex import Source, make_lexer, tokens  # noqa: F401  (PLY reads `tokens`)
+from .sgflex import Source, make_lexer, token_or_closing, tokens  # noqa: F401  (PLY reads `tokens`)
 
 start = "collection"
 
@@ -137,18 +138,21 @@ def parse(text: str, filename: str = "<string>", start_offset: int = 0,
 
 
 def parse_source(source: Source, start_offset: int = 0,
-                 end_offset: int | None = None) -> list[ASTNode]:
-    """Like :func:`parse`, over a :class:`Source` (or a slice of it)."""
+                 end_offset: int | None = None, close: bool = False) -> list[ASTNode]:
+    """Like :func:`parse`, over a :class:`Source` (or a slice of it).
+    ``close``: game trees still open at the end of the slice are closed
+    there (as if the ``)`` were written), to keep a tree cut short."""
     parser = _parser()
     lexer = make_lexer(source, start_offset, end_offset)
     _LOCAL.lexer = lexer
+    next_token = functools.partial(token_or_closing, lexer) if close else lexer.token
     # many small objects and no garbage: pause the cyclic collector on big
     # inputs (see imago.sgf.convert)
     pause = len(source.text) > 100_000 and gc.isenabled()
     if pause:
         gc.disable()
     try:
-        return parser.parse(lexer=lexer)
+        return parser.parse(lexer=lexer, tokenfunc=next_token)
     except SGFError as err:
         err.good_end = lexer.good_end
         raise
