@@ -12,7 +12,6 @@ starts at once.
 from __future__ import annotations
 
 import argparse
-import io
 import logging
 import sys
 from typing import Optional, Sequence
@@ -136,8 +135,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
              algorithm.name, args.size, args.size, args.komi, engine.time_control.describe())
 
-    stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace",
-                             newline=None) if hasattr(sys.stdin, "buffer") else sys.stdin
+    # bytes: GTP lines end at LF only, and ImagoIO decodes each line itself
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
     try:
         ImagoIO(engine, stdin, sys.stdout).run()
     except KeyboardInterrupt:

@@ -1,14 +1,18 @@
 """GTP version 2 input and output: :class:`ImagoIO`.
 
-ImagoIO reads commands from a text stream, preprocesses them as the
-specification says (control characters other than HT and LF dropped,
-``#`` comments cut, tabs made spaces, empty lines skipped), runs them
-through the command table and writes ``=id result`` / ``?id error``
-responses, each ended by one blank line and flushed. Only protocol goes to
-the output stream; logs go through :mod:`logging` (stderr). Bad input and
-failing commands never stop the loop; EOF and ``quit`` end it cleanly.
+ImagoIO reads commands from a byte stream, splits it into lines at LF only
+(a CR, vertical tab, form feed or any other character never ends a line),
+decodes each line leniently (UTF-8, undecodable bytes replaced),
+preprocesses it as the specification says (control characters other than
+HT dropped, ``#`` comments cut, tabs made spaces, empty lines skipped),
+runs it through the command table and writes ``=id result`` / ``?id
+error`` responses, each ended by one blank line and flushed: one response
+for every line that holds a command. Only protocol goes to the output
+stream; logs go through :mod:`logging` (stderr). Bad input and failing
+commands never stop the loop; EOF and ``quit`` end it cleanly.
 
-Input is read by a background thread into a queue, so a long-running
+Input is read by a background thread into a bounded queue (a controller
+that floods the engine waits, memory does not grow), so a long-running
 command can see that new input arrived (:meth:`ImagoIO.input_pending`) and
 stop, and can stream lines with :meth:`ImagoIO.write_line` -- what
 interruptible analysis commands (``lz-analyze``, GoGui's ``# interrupt``)
@@ -25,7 +29,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, TextIO
+from typing import BinaryIO, Callable, Iterator, Optional, Sequence, TextIO, Union
 
 from imago.engine.engine import GameEngine
 
@@ -35,13 +39,49 @@ from .table import GtpError, Session
 
 log = logging.getLogger(__name__)
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-"""Control characters to drop: all but HT (LF ends the line anyway)."""
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+"""Control characters to drop: all but HT (LF ends the line anyway), the
+C1 ones (NEL ...) included."""
+
+MAX_LINE_BYTES = 1 << 16
+"""The longest line read as a command (64 KiB; the longest a controller
+sends, a full ``set_free_handicap`` or an ``avoid`` list, is a few KB).
+A longer line is answered ``? line too long`` and the rest of it skipped
+as it arrives, so hostile input cannot fill the memory."""
+
+MAX_QUEUED_LINES = 256
+"""Input lines read ahead while a command runs; the reader then waits."""
 
 _ID = re.compile(r"[0-9]+")
 
 Executor = Callable[[Session, str, Sequence[str]], str]
 """Runs one command in a session: name and argument words to response text."""
+
+
+class OverlongLine(str):
+    """An input line longer than :data:`MAX_LINE_BYTES`: its first part,
+    which ImagoIO answers with ``? line too long`` (echoing its id)."""
+
+
+def read_lines(stream: Union[BinaryIO, TextIO]) -> Iterator[str]:
+    """The lines of a GTP input stream, each with its LF (the last one may
+    lack it): a binary stream is split at LF bytes only and each line
+    decoded as UTF-8 with undecodable bytes replaced; a text stream must not
+    translate newlines itself (``io.StringIO`` does not). A line longer than
+    :data:`MAX_LINE_BYTES` comes as an :class:`OverlongLine` of its start,
+    the rest read and dropped."""
+    while True:
+        chunk = stream.readline(MAX_LINE_BYTES + 1)
+        if not chunk:
+            return
+        newline = b"\n" if isinstance(chunk, bytes) else "\n"
+        overlong = len(chunk) > MAX_LINE_BYTES and not chunk.endswith(newline)
+        if overlong:
+            rest = chunk
+            while rest and not rest.endswith(newline):
+                rest = stream.readline(MAX_LINE_BYTES)
+        text = chunk.decode("utf-8", "replace") if isinstance(chunk, bytes) else chunk
+        yield OverlongLine(text) if overlong else text
 
 
 def preprocess(line: str) -> str:
@@ -50,7 +90,7 @@ def preprocess(line: str) -> str:
     (``''``: nothing to run)."""
     line = _CONTROL.sub("", line)
     line = line.split("#", 1)[0]
-    return line.replace("\t", " ").strip()
+    return line.replace("\t", " ").strip(" ")
 
 
 @dataclass
@@ -64,7 +104,7 @@ class GtpCommand:
 
 def parse_command(line: str) -> Optional[GtpCommand]:
     """Preprocess and split a raw line; None when nothing is left."""
-    words = preprocess(line).split()
+    words = [word for word in preprocess(line).split(" ") if word]
     if not words:
         return None
     cmd_id = None
@@ -91,26 +131,28 @@ def format_response(cmd_id: Optional[int], success: bool, text: str) -> str:
 class ImagoIO:
     """The GTP loop: reads ``input``, answers on ``output``.
 
-    ``execute`` runs one command (default: :func:`commands.execute`, the
-    command table) in :attr:`session`, which keeps the conversation's state
-    between commands. Use :meth:`run` to serve until EOF or ``quit``.
+    ``input`` is a binary stream (default: standard input's bytes) or a text
+    stream that leaves newlines alone (see :func:`read_lines`). ``execute``
+    runs one command (default: :func:`commands.execute`, the command table)
+    in :attr:`session`, which keeps the conversation's state between
+    commands. Use :meth:`run` to serve until EOF or ``quit``.
     """
 
-    def __init__(self, engine: GameEngine, input: TextIO = sys.stdin,
-                 output: TextIO = sys.stdout, execute: Executor = commands.execute):
+    def __init__(self, engine: GameEngine, input: Union[BinaryIO, TextIO, None] = None,
+                 output: Optional[TextIO] = None, execute: Executor = commands.execute):
         self.engine = engine
         self.session = Session(engine)
-        self.input = input
-        self.output = output
+        self.input = input if input is not None else getattr(sys.stdin, "buffer", sys.stdin)
+        self.output = output if output is not None else sys.stdout
         self.execute = execute
-        self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self.lines: "queue.Queue[Optional[str]]" = queue.Queue(MAX_QUEUED_LINES)
         self._reader: Optional[threading.Thread] = None
         self._closed = False
 
     # ------------------------------------------------------------ input
     def _read_input(self) -> None:
         try:
-            for line in iter(self.input.readline, ""):
+            for line in read_lines(self.input):
                 self.lines.put(line)
         except Exception:  # a broken input stream ends the session like EOF
             log.exception("reading GTP input failed")
@@ -162,6 +204,10 @@ class ImagoIO:
         stream: Optional[ResponseStream] = None
         try:
             cmd = parse_command(line)
+            if isinstance(line, OverlongLine):
+                log.warning("input line over %d bytes skipped", MAX_LINE_BYTES)
+                cmd_id = cmd.id if cmd is not None else None
+                raise GtpError("line too long")
             if cmd is None:
                 return None
             log.debug("<< %s", line.rstrip("\n"))
