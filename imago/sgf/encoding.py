@@ -6,6 +6,14 @@ CP950, Shift-JIS as CP932, EUC-KR as CP949); then UTF-8; then the ``CA``
 codec with undecodable bytes replaced (U+FFFD), or Latin-1 when there is no
 usable ``CA`` or it says UTF-8/ASCII (such files are Latin-1 or Windows
 text in practice). Decoding never fails.
+
+A ``CA`` is usable when Python knows it as a text encoding that reads the
+SGF markup (ASCII bytes: parentheses, brackets, letters, digits) as itself:
+``CA[hex]``, ``CA[rot13]`` or ``CA[zlib]`` (codecs, but not of text),
+``CA[undefined]``, ``CA[idna]``, ``CA[UTF-16]`` on a file of single bytes,
+and names Python does not know are not. An unusable ``CA``, or bytes that
+are not in the declared charset, is reported in :attr:`Decoded.problem`
+(the reader logs it as a warning naming the file).
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from __future__ import annotations
 import codecs
 import functools
 import re
-from typing import Optional
+from typing import NamedTuple, Optional
 
 _CA = re.compile(rb"(?<![A-Za-z])CA\s*\[([^\]]{0,40})\]")
 
@@ -24,21 +32,50 @@ _SUPERSETS = {
     "hz": "hz", "big5": "cp950", "shift_jis": "cp932", "euc_kr": "cp949",
 }
 
+# SGF markup a charset of an SGF file must read as itself.
+_PROBE = "(;CA[]AB[aa:sS]C[\\\\x\\]y +-.09 AZ az\t\r\n])"
+
+
+class Decoded(NamedTuple):
+    """The text of an SGF file's bytes, the codec that gave it, and why the
+    declared charset was not (wholly) used, or None."""
+
+    text: str
+    codec: str
+    problem: Optional[str] = None
+
 
 @functools.lru_cache(maxsize=256)
-def codec_for(charset: str) -> Optional[str]:
-    """Python's codec name for an SGF ``CA`` charset, or None if unknown."""
+def _check(charset: str) -> tuple[Optional[str], str]:
+    """``(codec, "")`` for a usable ``CA`` charset, else ``(None, why)``."""
     name = charset.strip().lower().replace(" ", "")
-    if not name:
-        return None
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
+    codec = None
+    for candidate in (name, name.replace("-", "").replace("_", "")):
         try:
-            codec = codecs.lookup(name.replace("-", "").replace("_", "")).name
-        except LookupError:
-            return None
-    return _SUPERSETS.get(codec, codec)
+            codec = codecs.lookup(candidate).name
+            break
+        except (LookupError, ValueError, TypeError):  # unknown, or a NUL in the name
+            continue
+    if codec is None:
+        return None, "not a charset Python knows"
+    codec = _SUPERSETS.get(codec, codec)
+    try:
+        ok = all(_PROBE.encode("ascii").decode(codec, errors) == _PROBE
+                 for errors in ("strict", "replace"))
+    except LookupError:  # hex, rot13, base64, zlib...: codecs, but not of text
+        return None, f"{codec!r} is not a text encoding"
+    except ValueError:  # UnicodeError included: undefined, idna...
+        ok = False
+    if not ok:
+        return None, f"{codec!r} cannot be the charset of a file whose SGF markup is ASCII"
+    return codec, ""
+
+
+
+def codec_for(charset: str) -> Optional[str]:
+    """Python's codec name for an SGF ``CA`` charset, or None if unknown or
+    unusable (see the module doc)."""
+    return _check(charset)[0]
 
 
 def declared_charset(data: bytes) -> Optional[str]:
@@ -49,25 +86,43 @@ def declared_charset(data: bytes) -> Optional[str]:
     return m.group(1).decode("ascii", "replace")
 
 
-def decode(data: bytes) -> tuple[str, str]:
-    """``(text, codec used)`` for the bytes of an SGF file."""
+def decode(data: bytes) -> Decoded:
+    """The text of the bytes of an SGF file (see the module doc)."""
     if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", "replace"), "utf-8-sig"
+        return Decoded(data[3:].decode("utf-8", "replace"), "utf-8-sig")
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", "replace").lstrip("\ufeff"), "utf-16"
+        return Decoded(data.decode("utf-16", "replace").lstrip("\ufeff"), "utf-16")
     head = data[:200]
     if head.count(b"\x00") * 3 > len(head):  # UTF-16 without a BOM
         codec = "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be"
-        return data.decode(codec, "replace"), codec
+        return Decoded(data.decode(codec, "replace"), codec)
     charset = declared_charset(data)
-    codec = codec_for(charset) if charset else None
-    for trial in (codec, "utf-8"):
-        if trial is None:
-            continue
-        try:
-            return data.decode(trial), trial
-        except (UnicodeDecodeError, LookupError):
-            continue
+    if charset is None or not charset.strip():
+        return _fallback(data, None, None)
+    label = "CA[" + charset.encode("unicode_escape").decode("ascii") + "]"
+    codec, why = _check(charset)
+    if codec is None:
+        return _fallback(data, None, f"{label}: {why}")
+    try:
+        return Decoded(data.decode(codec), codec)
+    except (ValueError, LookupError):  # UnicodeDecodeError mostly
+        return _fallback(data, codec, f"{label}: some bytes are not {codec}")
+
+
+def _fallback(data: bytes, codec: Optional[str], problem: Optional[str]) -> Decoded:
+    """UTF-8; else the declared ``codec`` with replacements (not for a
+    declared UTF-8 or ASCII); else Latin-1, which decodes anything."""
+    trials = [("utf-8", "strict")]
     if codec is not None and codec not in ("utf-8", "ascii"):
-        return data.decode(codec, "replace"), codec
-    return data.decode("latin-1"), "latin-1"
+        trials.append((codec, "replace"))
+    for trial, errors in trials:
+        try:
+            text = data.decode(trial, errors)
+        except (ValueError, LookupError):
+            continue
+        if errors == "replace":
+            return Decoded(text, trial, f"{problem} (replaced by U+FFFD)")
+        break
+    else:
+        trial, text = "latin-1", data.decode("latin-1")
+    return Decoded(text, trial, problem and f"{problem}; read as {trial}")

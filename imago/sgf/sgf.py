@@ -48,8 +48,14 @@ _SCAN = re.compile(r"\[" + VALUE_BODY_RE + r"\]?|[()]", re.S)  # a value (maybe 
 def parse(data: Union[str, bytes], *, lenient: bool = False,
           filename: str = "<string>") -> list[ASTNode]:
     """The game trees of an SGF text (or its bytes, decoded as
-    :mod:`.encoding` says) as root :class:`ASTNode`."""
-    text = decode(data)[0] if isinstance(data, (bytes, bytearray)) else data
+    :mod:`.encoding` says; a ``CA`` it could not use is logged as a
+    warning) as root :class:`ASTNode`."""
+    if isinstance(data, (bytes, bytearray)):
+        text, _, problem = decode(data)
+        if problem:
+            log.warning("%s: %s", filename, problem)
+    else:
+        text = data
     source = Source(text, filename)
     if not lenient:
         return parse_source(source)
