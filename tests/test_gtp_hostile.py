@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -95,3 +96,71 @@ def test_cli_reads_lf_lines_only():
                           capture_output=True, timeout=60)
     assert proc.returncode == 0
     assert proc.stdout.decode() == "? unknown command\n\n?1 unknown command\n\n=2 imago\n\n"
+
+
+# ---------------------------------------------------------------- numbers
+def answer(engine: GameEngine, line: str) -> str:
+    """The one response to ``line``, without its blank line."""
+    out = run_bytes(line.encode() + b"\n", engine)
+    (one,) = responses(out)
+    return one
+
+
+@pytest.mark.parametrize("word", ["nan", "inf", "-inf", "infinity", "1e308", "1e39", "1_0",
+                                  "\u0665", "0x10", "", "1e99999", "--1", ".", "1e"])
+def test_numbers_outside_gtp_are_syntax_errors(word):
+    engine = make_engine()
+    for line in (f"komi {word}", f"time_settings {word} 1 1", f"time_left b {word} 0",
+                 f"kgs-time_settings absolute {word}"):
+        assert answer(engine, line) == "? syntax error", line
+    assert engine.state.komi == 7.5 and engine.time_control.unlimited
+
+
+@pytest.mark.parametrize("word", ["2147483648", "99999999999999999999", "1" * 5000, "\u0669",
+                                  "9.0", "1e1", "0x9", "9_0"])
+def test_integers_outside_gtp_are_syntax_errors(word):
+    engine = make_engine()
+    for line in (f"boardsize {word}", f"fixed_handicap {word}", f"time_settings 1 1 {word}",
+                 f"time_left b 1 {word}", f"place_free_handicap {word}"):
+        assert answer(engine, line) == "? syntax error", line
+    assert engine.size == 9 and engine.state.board.is_empty_board()
+
+
+def test_number_edges_accepted():
+    engine = make_engine()
+    for line in ("komi -3.5", "komi +.5", "komi 3.4e38", "komi 1E-5", "boardsize +9",
+                 "time_settings 2147483647 0 0", "time_left b 2147483647 0"):
+        assert answer(engine, line) == "=", line
+    assert answer(engine, "final_score").startswith("= ")
+
+
+def test_huge_clock_then_genmove_answers_within_the_cap():
+    from imago.engine.timecontrol import MAX_MOVE_SECONDS
+
+    engine = make_engine()
+    assert answer(engine, "time_settings 1e300 1 1") == "? syntax error"
+    assert engine.time_control.unlimited  # nothing changed
+    for line in ("time_settings 2147483647 2147483647 2147483647",
+                 "kgs-time_settings byoyomi 2147483647 0.000001 2147483647",
+                 "time_left w 2147483647 2147483647"):
+        assert answer(engine, line) == "=", line
+        assert answer(engine, "genmove w")[:2] == "= "
+        assert engine.time_control.seconds_for_move(3 - engine.state.to_move, 2, 9) \
+            <= MAX_MOVE_SECONDS
+    for line in ("time_settings -1 0 0", "time_settings 1 -1 1", "time_settings 1 1 -1",
+                 "time_left b -5 0", "time_left b 5 -1", "kgs-time_settings canadian 1 1 -1",
+                 "kgs-time_settings byoyomi 1 1 1.5", "kgs-time_settings absolute 1 2"):
+        assert answer(engine, line) == "? syntax error", line
+
+
+# ---------------------------------------------------------------- cputime
+def test_cputime_counts_the_engine_s_cpu_seconds():
+    engine = make_engine()
+    first = float(answer(engine, "cputime")[2:])
+    started = time.process_time()
+    while time.process_time() - started < 0.2:
+        pass
+    second = float(answer(engine, "cputime")[2:])
+    assert 0 <= first and second - first >= 0.19
+    assert answer(engine, "known_command cputime") == "= true"
+    assert answer(engine, "cputime now") == "? syntax error"

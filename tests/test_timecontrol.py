@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import math
+import time
 
-from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MIN_SECONDS, NONE,
-                                      SAFETY_FRACTION, SAFETY_SECONDS, SAFETY_SHARE,
-                                      TimeControl,
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MAX_CLOCK_SECONDS,
+                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, SAFETY_FRACTION,
+                                      SAFETY_SECONDS, SAFETY_SHARE, TimeControl,
                                       expected_game_moves)
 from imago.game import BLACK, WHITE
 
@@ -186,3 +191,67 @@ def test_new_game_resets_the_clocks():
     engine.time_control.time_left(BLACK, 3, 0)
     engine.clear_board()
     assert engine.time_control.clock(BLACK).main == 100
+
+
+def test_huge_and_negative_settings_are_refused_and_change_nothing():
+    tc = TimeControl()
+    tc.time_settings(300, 30, 5)
+    for bad in [(1e300, 1, 1), (MAX_CLOCK_SECONDS + 1, 0, 0), (1, 1, 2**40), (-1, 0, 0),
+                (1, -0.5, 1), (math.nan, 0, 0), (1, 1, -1)]:
+        with pytest.raises(ValueError):
+            tc.time_settings(*bad)
+    for bad in [("absolute", 1e300), ("byoyomi", 1, 1e300, 2), ("canadian", 1, 1, -3)]:
+        with pytest.raises(ValueError):
+            tc.kgs_time_settings(*bad)
+    for bad in [(1e300, 0), (-1, 0), (5, -1), (5, 2**40), (math.inf, 0)]:
+        with pytest.raises(ValueError):
+            tc.time_left(BLACK, *bad)
+    assert tc.describe() == "canadian 300 s + 30 s / 5 stones"
+    assert tc.clock(BLACK).main == 300
+
+
+@pytest.mark.parametrize("settings", [("time", MAX_CLOCK_SECONDS, 0, 0),
+                                      ("time", MAX_CLOCK_SECONDS, MAX_CLOCK_SECONDS, 1),
+                                      ("kgs", "byoyomi", 0, MAX_CLOCK_SECONDS, 3),
+                                      ("kgs", "canadian", MAX_CLOCK_SECONDS,
+                                       MAX_CLOCK_SECONDS, MAX_CLOCK_SECONDS)])
+def test_the_largest_clock_gives_a_move_minutes_not_years(settings):
+    tc = TimeControl()
+    if settings[0] == "time":
+        tc.time_settings(*settings[1:])
+    else:
+        tc.kgs_time_settings(*settings[1:])
+    for move in range(0, 400, 2):
+        seconds = tc.seconds_for_move(BLACK, move, 19)
+        assert MIN_SECONDS <= seconds <= MAX_MOVE_SECONDS
+        tc.record_move(BLACK, seconds)
+    tc.time_left(BLACK, MAX_CLOCK_SECONDS, MAX_CLOCK_SECONDS)
+    assert tc.seconds_for_move(BLACK, 0, 19) <= MAX_MOVE_SECONDS
+
+
+def test_many_tiny_byoyomi_periods_are_counted_not_looped():
+    tc = TimeControl()
+    tc.kgs_time_settings("byoyomi", 0, 2.0**-30, MAX_CLOCK_SECONDS)
+    started = time.perf_counter()
+    tc.record_move(BLACK, 1.0)  # 2**30 periods used, the last still running
+    assert time.perf_counter() - started < 0.1
+    assert tc.clock(BLACK).stones == MAX_CLOCK_SECONDS - (2**30 - 1)
+    tc.record_move(BLACK, 1e6)  # more than are left: the last one is kept
+    assert tc.clock(BLACK).stones == 1
+    tc.time_left(WHITE, 0, 5)  # a period with nothing left in it
+    tc.record_move(WHITE, 0.5)
+    assert tc.clock(WHITE).stones == 1
+
+
+@given(period=st.floats(0, 100), stones=st.integers(1, 50), used=st.floats(0, 1000))
+def test_byoyomi_periods_lost_as_one_by_one(period, stones, used):
+    """The counted periods lost agree with taking them one at a time."""
+    tc = TimeControl()
+    tc.kgs_time_settings("byoyomi", 0, 10, 50)
+    tc.time_left(BLACK, period, stones)
+    tc.record_move(BLACK, used)
+    left, expected = used, stones
+    while left > period and expected > 1:
+        left -= period
+        expected -= 1
+    assert tc.clock(BLACK).stones == expected

@@ -39,6 +39,15 @@ budget: with 1 s a move a fixed half second would leave the search 0.4 s.
 (Absolute time keeps the whole margin: lag there adds up to a loss.)"""
 MIN_SECONDS = 0.05
 """The least time a move is given, even with the clock nearly out."""
+MAX_CLOCK_SECONDS = 2**31 - 1
+"""The largest time (and stone or period count) the clock accepts: GTP's
+``int`` range, some 68 years. Larger or negative values are refused."""
+MAX_MOVE_SECONDS = 300.0
+"""The most a clock gives one move, however much time is left: an 8-hour
+main time (the longest in professional play) shares out at most 343 s a
+move on 19x19, and a search tree grows by about 700 bytes a visit, so a
+huge clock (``time_settings 2147483647 0 0``) makes moves of minutes, not
+of days and gigabytes. (``--time`` on the command line is not capped.)"""
 MIN_MOVES_LEFT = 10
 """Main time is never shared over fewer of our own moves than this, nor
 over fewer than a third of a game's expected length (long games happen)."""
@@ -80,8 +89,9 @@ class TimeControl:
     # ------------------------------------------------------------ settings
     def time_settings(self, main_time: float, byo_yomi_time: float,
                       byo_yomi_stones: int) -> None:
-        """GTP ``time_settings``. Raises ValueError on negative numbers."""
-        _check_non_negative(main_time, byo_yomi_time, byo_yomi_stones)
+        """GTP ``time_settings``. Raises ValueError on negative, non-finite
+        or huge numbers (see :data:`MAX_CLOCK_SECONDS`); nothing changes then."""
+        _check_clock(main_time, byo_yomi_time, byo_yomi_stones)
         if byo_yomi_time > 0 and byo_yomi_stones == 0:
             self.set_system(NONE)
         elif byo_yomi_time == 0:
@@ -91,14 +101,15 @@ class TimeControl:
 
     def kgs_time_settings(self, system: str, *numbers: float) -> None:
         """KGS ``kgs-time_settings``: ``none``, ``absolute M``, ``byoyomi M
-        T P`` or ``canadian M T S``. Raises ValueError on anything else."""
+        T P`` or ``canadian M T S``. Raises ValueError on anything else
+        (numbers as :meth:`time_settings` takes them); nothing changes then."""
         system = system.lower()
         arity = {NONE: 0, ABSOLUTE: 1, BYOYOMI: 3, CANADIAN: 3}
         if system not in arity:
             raise ValueError(f"unknown time system {system!r}")
         if len(numbers) != arity[system]:
             raise ValueError(f"{system} takes {arity[system]} numbers")
-        _check_non_negative(*numbers)
+        _check_clock(*numbers)
         if system in (BYOYOMI, CANADIAN) and (numbers[1] == 0 or numbers[2] == 0):
             # no byo-yomi after the main time: absolute
             self.set_system(ABSOLUTE, numbers[0])
@@ -142,8 +153,9 @@ class TimeControl:
     def time_left(self, color: int, seconds: float, stones: int) -> None:
         """GTP ``time_left``: ``stones`` 0 means main time; otherwise the
         player is in byo-yomi with ``seconds`` left in the period and
-        ``stones`` stones (Canadian) or periods (Japanese) left."""
-        _check_non_negative(seconds, stones)
+        ``stones`` stones (Canadian) or periods (Japanese) left. Raises
+        ValueError on numbers :meth:`time_settings` refuses."""
+        _check_clock(seconds, stones)
         clock = self.clock(color)
         if stones == 0 or self.system in (NONE, ABSOLUTE):
             clock.main = float(seconds)
@@ -171,9 +183,14 @@ class TimeControl:
             if clock.stones <= 0:
                 clock.period, clock.stones = self.byo_yomi_time, self.byo_yomi_stones
         elif self.system == BYOYOMI:
-            while used > clock.period and clock.stones > 1:
-                used -= clock.period
-                clock.stones -= 1
+            # every whole period the move overran is lost, the last one kept
+            # (counted, not looped: there may be 2**31 tiny periods)
+            if clock.period > 0:
+                periods = used / clock.period
+            else:
+                periods = math.inf if used > 0 else 0.0
+            lost = clock.stones if periods > clock.stones else math.ceil(periods) - 1
+            clock.stones -= max(0, min(lost, clock.stones - 1))
             clock.period = self.byo_yomi_time
 
     # ------------------------------------------------------------ budget
@@ -183,7 +200,7 @@ class TimeControl:
         a clock nor a default is set, the default without a clock, else a
         share of the time left minus a safety margin (10% plus 0.5 s; with
         byo-yomi, 10% plus 20% when that is less; never below
-        :data:`MIN_SECONDS`)."""
+        :data:`MIN_SECONDS` nor above :data:`MAX_MOVE_SECONDS`)."""
         if self.unlimited:
             return self.default_seconds
         clock = self.clock(color)
@@ -200,7 +217,7 @@ class TimeControl:
         margin = SAFETY_SECONDS
         if self.system != ABSOLUTE:
             margin = min(margin, SAFETY_SHARE * budget)
-        return max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - margin)
+        return min(MAX_MOVE_SECONDS, max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - margin))
 
     def _byo_yomi_move(self, clock: Clock, fresh: bool) -> float:
         """Time for one move in byo-yomi (a fresh period, or as it stands)."""
@@ -224,7 +241,7 @@ class TimeControl:
                 f"/ {self.byo_yomi_stones} {what}")
 
 
-def _check_non_negative(*numbers: float) -> None:
+def _check_clock(*numbers: float) -> None:
     for n in numbers:
-        if not math.isfinite(n) or n < 0:
-            raise ValueError(f"time values must be finite and non-negative, not {n}")
+        if not 0 <= n <= MAX_CLOCK_SECONDS:  # nan fails too
+            raise ValueError(f"time values must be 0 to {MAX_CLOCK_SECONDS}, not {n}")

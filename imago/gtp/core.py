@@ -11,6 +11,8 @@ gives the engine GoGui's interrupt and live graphics.
 from __future__ import annotations
 
 import logging
+import os
+import time
 from typing import Optional, Sequence
 
 import imago
@@ -219,12 +221,19 @@ def _printsgf(engine: GameEngine, path: Optional[str] = None) -> str:
 
 
 # ---------------------------------------------------------------- time
+def _clock_refused(name: str, error: ValueError) -> GtpError:
+    """The spec's error for clock numbers the engine refuses (negative,
+    huge, not a whole number of stones); the reason goes to the log."""
+    log.info("%s refused: %s", name, error)
+    return GtpError("syntax error")
+
+
 @command("time_settings", number, number, integer)
 def _time_settings(engine: GameEngine, main: float, byo_yomi: float, stones: int) -> str:
     try:
         engine.time_control.time_settings(main, byo_yomi, stones)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    except ValueError as error:
+        raise _clock_refused("time_settings", error) from None
     log.info("time: %s", engine.time_control.describe())
     return ""
 
@@ -233,8 +242,8 @@ def _time_settings(engine: GameEngine, main: float, byo_yomi: float, stones: int
 def _kgs_time_settings(engine: GameEngine, system: str, numbers: list[float]) -> str:
     try:
         engine.time_control.kgs_time_settings(system, *numbers)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    except ValueError as error:
+        raise _clock_refused("kgs-time_settings", error) from None
     log.info("time: %s", engine.time_control.describe())
     return ""
 
@@ -243,6 +252,15 @@ def _kgs_time_settings(engine: GameEngine, system: str, numbers: list[float]) ->
 def _time_left(engine: GameEngine, who: int, seconds: float, stones: int) -> str:
     try:
         engine.time_control.time_left(who, seconds, stones)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    except ValueError as error:
+        raise _clock_refused("time_left", error) from None
     return ""
+
+
+@command("cputime")
+def _cputime(engine: GameEngine) -> str:
+    """GoGui's ``cputime``: CPU seconds the engine process has used since it
+    started, all its threads and any children it waited for included
+    (gogui-twogtp and gogui-regress take differences)."""
+    children = os.times()
+    return f"{time.process_time() + children.children_user + children.children_system:.3f}"

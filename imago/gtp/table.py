@@ -23,7 +23,7 @@ command is one decorated function in a group, e.g.::
 from __future__ import annotations
 
 import logging
-import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
@@ -109,21 +109,32 @@ def execute(session: Session, name: str, words: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------- arguments
+MAX_INT = 2**31 - 1
+"""The largest GTP ``int`` (the specification's range is 0..2^31-1; a sign
+is tolerated so that a handler can name what a negative value means)."""
+
+MAX_FLOAT = 3.4028234663852886e38
+"""The largest GTP ``float`` (a 32-bit IEEE 754 number)."""
+
+_INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?")
+
+
 def integer(engine: GameEngine, word: str) -> int:
-    """A decimal integer."""
-    try:
-        return int(word)
-    except ValueError:
-        raise GtpError("syntax error") from None
+    """A decimal integer of ASCII digits within the GTP range (no ``1_000``,
+    other scripts' digits, nor more than :data:`MAX_INT`)."""
+    if _INTEGER.fullmatch(word) is None or abs(int(word)) > MAX_INT:
+        raise GtpError("syntax error")
+    return int(word)
 
 
 def number(engine: GameEngine, word: str) -> float:
-    """A finite float."""
-    try:
-        value = float(word)
-    except ValueError:
-        raise GtpError("syntax error") from None
-    if not math.isfinite(value):
+    """A decimal float within the GTP range: no ``nan``, ``inf``, ``1e308``
+    nor ``1_0``."""
+    if _FLOAT.fullmatch(word) is None:
+        raise GtpError("syntax error")
+    value = float(word)
+    if not abs(value) <= MAX_FLOAT:
         raise GtpError("syntax error")
     return value
 
@@ -169,5 +180,6 @@ def lower_word(engine: GameEngine, text: str) -> str:
     return text.lower()
 
 
-__all__ = ["COMMANDS", "ArgParser", "Command", "GtpError", "Session", "color", "command",
-           "execute", "handicap_vertex", "integer", "lower_word", "move_vertex", "number", "word"]
+__all__ = ["COMMANDS", "MAX_FLOAT", "MAX_INT", "ArgParser", "Command", "GtpError", "Session",
+           "color", "command", "execute", "handicap_vertex", "integer", "lower_word",
+           "move_vertex", "number", "word"]
