@@ -7,7 +7,9 @@ nodes get the facts about each position, not the board (see
 :mod:`imago.game.tree`).
 
 - Game info: ``GM`` must be 1; ``SZ`` square, 2..25 (else SGFError);
-  ``KM`` and ``HA`` set ``komi`` and ``handicap``. The root's properties
+  ``KM`` and ``HA`` set ``komi`` and ``handicap``; a ``HA`` that is not a
+  whole number (ASCII digits) or more stones than the board has points is
+  an SGFError (lenient: no handicap). The root's properties
   stay in ``root.properties`` except ``FF``, ``GM`` and ``CA``, which
   describe the file, not the game (the writer writes its own).
 - ``B``/``W`` are moves (``[]`` and, up to 19x19, ``[tt]`` are passes),
@@ -35,13 +37,17 @@ nodes get the facts about each position, not the board (see
 from __future__ import annotations
 
 import gc
+import logging
 from typing import Optional
 
 from imago.game import BLACK, EMPTY, WHITE, GameBoard, GameMove, GameState, opponent
 from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_index
 from imago.game.tree import remove_suicided
 
-from .nodes import ASTNode, expand_point_list, unescape
+from .errors import SGFError, clip
+from .nodes import ASTNode, expand_point_list, parse_handicap, unescape
+
+log = logging.getLogger("imago.sgf")
 
 _NOT_A_POINT = -1
 
@@ -70,13 +76,21 @@ def check_game_info(root: ASTNode) -> int:
     gm = root.properties.get("GM")
     if gm is not None:
         text = unescape(gm[0]).strip()
-        try:
-            ok = int(text) == 1
-        except ValueError:
-            ok = False
-        if not ok:
-            raise root.error(f"GM[{text}]: not a game of Go (only GM[1] is supported)")
+        if parse_handicap(text) != 1:  # the same Number syntax
+            raise root.error(f"GM[{clip(text)}]: not a game of Go (only GM[1] is supported)")
     return root.get_size()
+
+
+def read_handicap(root: ASTNode, lenient: bool) -> int:
+    """The root's handicap (:meth:`ASTNode.get_handicap`); in lenient mode
+    a bad ``HA`` is logged and read as no handicap."""
+    try:
+        return root.get_handicap()
+    except SGFError as err:
+        if not lenient:
+            raise
+        log.info("%s; read as no handicap", err)
+        return 0
 
 
 def to_game(root: ASTNode, lenient: bool = False) -> GameState:
@@ -86,7 +100,7 @@ def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     what ``lenient`` keeps)."""
     size = check_game_info(root)
     game = GameState(size, root.komi)
-    game.handicap = root.handicap
+    game.handicap = read_handicap(root, lenient)
     converter = _Converter(game, point_table(size), lenient, size)
     # A big tree is many small objects and no garbage: the cyclic garbage
     # collector would rescan the growing heap again and again, so it is
@@ -249,7 +263,7 @@ class _Converter:
             return WHITE
         if self.lenient:
             return None
-        raise ast.error(f"PL[{word}]: the colour must be B or W")
+        raise ast.error(f"PL[{clip(word)}]: the colour must be B or W")
 
     def point(self, ast: ASTNode, color: int, value: str) -> Optional[int]:
         try:
@@ -265,7 +279,7 @@ class _Converter:
         if len(stripped) == 2 and all(c in SGF_LETTERS for c in stripped):
             raise ast.error(f"move {letter}[{stripped}] is off the "
                             f"{self.size}x{self.size} board")
-        raise ast.error(f"move {letter}[{value}]: not a point")
+        raise ast.error(f"move {letter}[{clip(value)}]: not a point")
 
     # ------------------------------------------------------------ moves
     def play(self, ast: ASTNode, parent: GameMove, color: int, value: str,

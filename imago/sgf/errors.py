@@ -5,8 +5,9 @@
 - :class:`Source`: a text being parsed and its file name; it turns
   character offsets into lines and columns, cheaply even for the thousands
   of errors a lenient read of a damaged collection meets;
-- :func:`quote`: a piece of the input as an error message shows it, cut to
-  a readable length (a 1 MB property name is not repeated in full).
+- :func:`quote` and :func:`clip`: a piece of the input as an error message
+  shows it, cut to a readable length (a 1 MB property name is not repeated
+  in full).
 """
 
 from __future__ import annotations
@@ -28,6 +29,15 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a message shows it between brackets (``SZ[...]``):
+    control characters escaped, cut like :func:`quote`."""
+    shown = repr(text[:limit])[1:-1]
+    if len(text) <= limit:
+        return shown
+    return f"{shown}... ({len(text):,} characters)"
 
 
 class SGFError(ValueError):

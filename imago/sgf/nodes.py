@@ -10,11 +10,12 @@ simple text, none, and composed values (``LB[aa:label]``).
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import Any, Iterator, Optional
 
-from .errors import SGFError, quote
+from .errors import SGFError, clip, quote
 
 # Value type of each FF[4] Go property (others are treated as text).
 MOVE, POINT, POINT_LIST, NUMBER, REAL, DOUBLE, COLOR, TEXT, SIMPLE_TEXT, NONE, \
@@ -57,6 +58,12 @@ VALUE_BODY_RE = r"[^\]\\]*(?:\\.[^\]\\]*)*" + POSSESSIVE  # between '[' and ']'
 VALUE_RE = r"\[" + VALUE_BODY_RE + r"\]"
 VALUES_RE = r"(?:" + VALUE_RE + r"\s*)+" + POSSESSIVE  # one or more, spaces after each
 PROPERTY_RE = r"[A-Za-z]+\s*" + VALUES_RE
+
+_COMPOSE_LEFT = re.compile(r"[^:\\]*(?:\\.[^:\\]*)*" + POSSESSIVE, re.S)  # before the ':'
+_NUMBER = re.compile(r"[+-]?[0-9]+")
+_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+_FIRST_NUMBER = re.compile(r"[+-]?[0-9]+(?:[.,][0-9]+)?")
+MAX_DIGITS = 18  # a longer Number is no sensible value of any Go property
 
 _LOWER = re.compile(r"[a-z]+")
 _ESCAPE = re.compile(r"\\(\r\n|\n\r|.)", re.S)
@@ -103,38 +110,58 @@ def simple_text(raw: str) -> str:
 def split_compose(raw: str) -> tuple[str, str]:
     """The two halves of a composed value, split at the first colon that is
     not escaped (both halves still raw)."""
-    i = 0
-    while True:
-        i = raw.find(":", i)
-        if i < 0:
-            raise ValueError(f"not a composed value: {raw!r}")
-        backslashes = len(raw[:i]) - len(raw[:i].rstrip("\\"))
-        if backslashes % 2 == 0:
-            return raw[:i], raw[i + 1:]
-        i += 1
+    i = _COMPOSE_LEFT.match(raw).end()
+    if i == len(raw) or raw[i] != ":":
+        raise ValueError(f"not a composed value: {quote(raw)}")
+    return raw[:i], raw[i + 1:]
 
 
-def parse_komi(raw: str) -> float:
-    """Komi from a raw ``KM`` value; not a number: the first number in the
-    text (``6.5 points``), else 0."""
-    text = unescape(raw).strip()
-    try:
-        value = float(text)
-    except ValueError:
-        m = re.search(r"[-+]?\d+(?:[.,]\d+)?", text)
-        value = float(m.group().replace(",", ".")) if m else 0.0
-    if value != value or abs(value) == float("inf"):
-        return 0.0
+def parse_number(raw: str) -> int:
+    """An FF[4] Number: ASCII digits with an optional sign (spaces around
+    allowed). Raises ValueError for anything else (``1e3``, ``7.5``, other
+    scripts' digits) and beyond :data:`MAX_DIGITS` digits."""
+    text = raw.strip()
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"not a number: {quote(text)}")
+    if len(text.lstrip("+-0")) > MAX_DIGITS:
+        raise ValueError(f"number too large: {quote(text)}")
+    return int(text)
+
+
+def parse_real(raw: str) -> float:
+    """An FF[4] Real: a Number with an optional fraction (``7.5``; ``7.``
+    and ``.5`` allowed). Raises ValueError for anything else (exponents,
+    ``inf``, ``nan``, other scripts' digits) and beyond the float range."""
+    text = raw.strip()
+    if not _REAL.fullmatch(text):
+        raise ValueError(f"not a real number: {quote(text)}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number too large: {quote(text)}")
     return value
 
 
-def parse_handicap(raw: str) -> int:
-    """Handicap from a raw ``HA`` value (0 when not a number or negative)."""
+def parse_komi(raw: str) -> float:
+    """Komi from a raw ``KM`` value; not a Real: the first number in the
+    text (``6.5 points``, ``6,5``), else 0."""
+    text = unescape(raw).strip()
     try:
-        value = int(float(raw.strip()))
-    except (ValueError, OverflowError):
-        return 0
-    return max(value, 0)
+        return parse_real(text)
+    except ValueError:
+        m = _FIRST_NUMBER.search(text)
+    try:
+        return parse_real(m.group().replace(",", ".")) if m else 0.0
+    except ValueError:  # too large
+        return 0.0
+
+
+def parse_handicap(raw: str) -> Optional[int]:
+    """Handicap stones from a raw ``HA`` value, or None when it is not a
+    Number (see :meth:`ASTNode.get_handicap` for the range)."""
+    try:
+        return parse_number(raw)
+    except ValueError:
+        return None
 
 
 class Property:
@@ -168,22 +195,19 @@ class Property:
         if kind == NUMBER:
             if self.name == "SZ" and ":" in raw:
                 cols, rows = raw.split(":", 1)
-                return int(cols.strip()), int(rows.strip())
-            return int(raw.strip())
+                return parse_number(cols), parse_number(rows)
+            return parse_number(raw)
         if kind == REAL:
-            value = float(raw.strip())
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ValueError(f"not a real number: {raw!r}")
-            return value
+            return parse_real(raw)
         if kind == DOUBLE:
-            value = int(raw.strip() or "1")
-            if value not in (1, 2):
-                raise ValueError(f"double must be 1 or 2: {raw!r}")
-            return value
+            text = raw.strip() or "1"
+            if text not in ("1", "2"):
+                raise ValueError(f"double must be 1 or 2: {quote(raw)}")
+            return int(text)
         if kind == COLOR:
             word = raw.strip().upper()
             if word not in ("B", "W"):
-                raise ValueError(f"colour must be B or W: {raw!r}")
+                raise ValueError(f"colour must be B or W: {quote(raw)}")
             return word
         if kind == SIMPLE_TEXT:
             return simple_text(raw)
@@ -231,7 +255,7 @@ def expand_point_list(raw: list[str], size: int) -> list[tuple[int, int]]:
             a = parse_sgf_point(first.strip(), size)
             b = parse_sgf_point(second.strip(), size)
             if a is None or b is None:
-                raise ValueError(f"pass in a compressed point list: {value!r}")
+                raise ValueError(f"pass in a compressed point list: {quote(value)}")
             cols = range(min(a[0], b[0]), max(a[0], b[0]) + 1)
             rows = range(min(a[1], b[1]), max(a[1], b[1]) + 1)
             group = [(c, r) for r in rows for c in cols]
@@ -240,7 +264,7 @@ def expand_point_list(raw: list[str], size: int) -> list[tuple[int, int]]:
             if point is None:
                 if value == "":
                     continue  # AB[] (an empty list) is allowed
-                raise ValueError(f"pass in a point list: {value!r}")
+                raise ValueError(f"pass in a point list: {quote(value)}")
             group = [point]
         for point in group:
             if point not in seen:
@@ -314,18 +338,19 @@ class ASTNode:
         if raw is None:
             return 19
         text = raw[0].strip()
+        shown = f"SZ[{clip(text)}]"
         try:
             if ":" in text:
-                cols, rows = (int(x.strip()) for x in text.split(":", 1))
+                cols, rows = (parse_number(x) for x in text.split(":", 1))
             else:
-                cols = rows = int(text)
+                cols = rows = parse_number(text)
         except ValueError:
-            raise self.error(f"SZ[{text}]: the board size is not a number") from None
+            raise self.error(f"{shown}: the board size is not a number") from None
         if cols != rows:
-            raise self.error(f"SZ[{text}]: non-square boards are not supported")
+            raise self.error(f"{shown}: non-square boards are not supported")
         size = cols
         if not 2 <= size <= MAX_SIZE:
-            raise self.error(f"SZ[{text}]: board size {size} is not supported (2..{MAX_SIZE})")
+            raise self.error(f"{shown}: board size {size} is not supported (2..{MAX_SIZE})")
         return size
 
     @property
@@ -340,11 +365,31 @@ class ASTNode:
         raw = self.properties.get("KM")
         return 0.0 if raw is None else parse_komi(raw[0])
 
+    def get_handicap(self) -> int:
+        """Handicap stones from ``HA`` (0 without one). Raises SGFError when
+        it is not a Number or more stones than the board has points (and
+        for a bad ``SZ``, see :meth:`get_size`)."""
+        raw = self.properties.get("HA")
+        if raw is None:
+            return 0
+        text = raw[0].strip()
+        value = parse_handicap(text)
+        if value is None:
+            raise self.error(f"HA[{clip(text)}]: the handicap is not a whole number")
+        size = self.get_size()
+        if not 0 <= value <= size * size:
+            raise self.error(f"HA[{clip(text)}]: {value} handicap stones do not fit on a "
+                             f"{size}x{size} board (0..{size * size})")
+        return value
+
     @property
     def handicap(self) -> int:
-        """Handicap stones from ``HA`` (0 without one or when not a number)."""
-        raw = self.properties.get("HA")
-        return 0 if raw is None else parse_handicap(raw[0])
+        """Handicap stones from ``HA``: 0 without one, or when
+        :meth:`get_handicap` refuses it."""
+        try:
+            return self.get_handicap()
+        except SGFError:
+            return 0
 
     @property
     def game_info(self) -> dict[str, Any]:

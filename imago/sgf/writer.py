@@ -12,6 +12,7 @@ Reading the text back gives the same tree (see :mod:`.convert`).
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Optional
 
 from imago.game import BLACK, EMPTY, WHITE, GameMove, GameState, opponent
@@ -25,11 +26,13 @@ _SETUP_NAMES = ((BLACK, "AB"), (WHITE, "AW"), (EMPTY, "AE"))
 
 
 def format_number(value: float) -> str:
-    """A real number as SGF text (``7.5``, ``6``)."""
+    """A real number as SGF text (``7.5``, ``6``; never an exponent, which
+    an FF[4] Real cannot have), read back as the same float."""
     value = float(value)
     if value.is_integer():
         return str(int(value))
-    return repr(value)
+    text = repr(value)
+    return format(Decimal(text), "f") if "e" in text else text
 
 
 def root_to_move(game: GameState) -> int:
