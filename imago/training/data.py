@@ -19,6 +19,9 @@ from the mover's side (+1 own, -1 opponent's, 0 neutral).
   method; a second run reads the shards instead of the SGF files.
 - Training and validation are split by game (a stable hash of the file
   name), never by position.
+- A file that cannot be read or is not SGF, and a game of another size or
+  without moves to learn from, is named in :attr:`DataSet.problems` and
+  skipped; the others are used.
 
 Numpy only: TensorFlow is not imported here.
 """
@@ -31,6 +34,7 @@ import json
 import logging
 import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +80,27 @@ def opening_moves_to_skip(path: Path) -> int:
                         continue
         _INDEX_CACHE[index] = table
     return table.get(path.name, 0)
+
+
+def readable_files(files: Iterable[Path], problems: list[str]) -> list[Path]:
+    """The regular, readable files of ``files``; each other one is named in
+    ``problems`` (with the reason) and left out. Checked before the shard
+    cache is keyed, so a file that cannot be read now is not cached as
+    skipped: it is read again once it can be."""
+    out = []
+    for path in files:
+        try:
+            if not stat.S_ISREG(path.stat().st_mode):
+                problems.append(f"{path}: not a regular file")
+                continue
+        except OSError as err:
+            problems.append(f"{path}: cannot read it ({err.strerror or err})")
+            continue
+        if not os.access(path, os.R_OK):
+            problems.append(f"{path}: cannot read it (permission denied)")
+            continue
+        out.append(path)
+    return out
 
 
 # ------------------------------------------------------------------ one game
@@ -212,28 +237,37 @@ def build_shard(files: list[Path], plane_set: str, board_size: int,
     parts: list[dict[str, np.ndarray]] = []
     problems: list[str] = []
     names: list[str] = []
+
+    def skip(problem: str) -> None:
+        problems.append(problem)
+        log.info("skipping %s", problem)
+
     for path in files:
         try:
             games = load_games(path)
-        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
-            msg = str(err) if str(path) in str(err) else f"{path}: {err}"
-            problems.append(msg)
-            log.warning("skipping %s", msg)
+        except OSError as err:
+            skip(f"{path}: cannot read it ({err.strerror or err})")
             continue
+        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
+            skip(str(err) if str(path) in str(err) else f"{path}: {err}")
+            continue
+        opening = opening_moves_to_skip(path)
         for g, state in enumerate(games):
+            name = str(path) if len(games) == 1 else f"{path}#{g}"
             if state.size != board_size:
-                problems.append(f"{path}: {state.size}x{state.size} game, not {board_size}x{board_size}")
+                skip(f"{name}: {state.size}x{state.size} game, not {board_size}x{board_size}")
                 continue
             try:
-                arrays = game_samples(state, plane_set, opening_moves_to_skip(path), path, gnugo)
-            except Exception as err:  # noqa: BLE001
-                problems.append(f"{path}: {err}")
-                log.warning("skipping %s: %s", path, err)
+                arrays = game_samples(state, plane_set, opening, path, gnugo)
+            except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
+                skip(f"{name}: {err}")
                 continue
             if not len(arrays["moves"]):
+                skip(f"{name}: no moves" + (f" after the {opening} opening moves that "
+                                            "index.tsv says to skip" if opening else ""))
                 continue
             arrays["game"] = np.full(len(arrays["moves"]), len(names), dtype=np.int32)
-            names.append(str(path) if len(games) == 1 else f"{path}#{g}")
+            names.append(name)
             parts.append(arrays)
     if parts:
         out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -308,6 +342,7 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
     by game. ``dead`` is ``markup`` (TB/TW, else all alive) or ``gnugo``."""
     cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
     files, problems = find_sgf_files(inputs)
+    files = readable_files(files, problems)
     if max_games:
         files = files[:max_games]
     gnugo = GnuGoDead(cache_dir) if dead == "gnugo" else None
@@ -340,8 +375,9 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
         if progress:
             progress(f"shard {path.name}: {len(arrays['moves'])} samples"
                      f"{' (built)' if fresh else ' (cached)'}")
-        names = arrays.pop("names")
-        arrays["games"] = names[arrays.pop("game")] if len(names) else np.zeros(0, dtype=str)
+        names, game = arrays.pop("names"), arrays.pop("game")
+        # a shard without samples has no names to index (a chunk of bad or short games)
+        arrays["games"] = names[game] if len(names) else np.zeros(0, dtype=str)
         parts.append(arrays)
         shard_names.append(str(path))
     if not parts:
@@ -359,5 +395,5 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 __all__ = [
     "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
-    "default_cache_dir", "is_validation_game", "shard_key",
+    "default_cache_dir", "is_validation_game", "shard_key", "readable_files",
 ]
