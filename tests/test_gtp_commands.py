@@ -438,8 +438,10 @@ def test_loadsgf_errors_leave_the_game(engine, sgf_file, tmp_path):
     bad.write_text("(;GM[1]SZ[9];B[ee", encoding="utf-8")
     chess = tmp_path / "chess.sgf"
     chess.write_text("(;GM[3])", encoding="utf-8")
-    for path in (tmp_path / "missing.sgf", tmp_path, chess):
-        assert gtp(engine, f"4 loadsgf {path}") == "?4 cannot load file\n\n"
+    for path, reason in ((tmp_path / "missing.sgf", "No such file or directory"),
+                         (tmp_path, "Is a directory"),
+                         (chess, "line 1 column 2: GM[3]: not a game of Go")):
+        assert gtp(engine, f"4 loadsgf {path}").startswith(f"?4 cannot load file: {reason}")
     assert error(engine, f"loadsgf {sgf_file} 0") == "syntax error"
     assert error(engine, f"loadsgf {sgf_file} x") == "syntax error"
     assert error(engine, "loadsgf") == "syntax error"

@@ -164,3 +164,100 @@ def test_cputime_counts_the_engine_s_cpu_seconds():
     assert 0 <= first and second - first >= 0.19
     assert answer(engine, "known_command cputime") == "= true"
     assert answer(engine, "cputime now") == "? syntax error"
+
+
+# ---------------------------------------------------------------- loadsgf
+def game_facts(engine: GameEngine) -> tuple:
+    """What a refused command must leave as it was."""
+    return (engine.size, engine.state.komi, engine.showboard(),
+            answer(engine, "move_history"), engine.state.current.number)
+
+
+@pytest.fixture
+def played() -> GameEngine:
+    engine = make_engine()
+    for line in ("komi 5.5", "play b e5", "play w c3", "play b pass"):
+        assert answer(engine, line) == "="
+    return engine
+
+
+ILLEGAL = ("(;GM[1]FF[4]SZ[9]KM[6.5]\n"
+           ";B[ee];W[dd]\n"
+           "(;B[dd]C[occupied];W[cc])\n"
+           "(;B[cc];W[aa]))\n")
+
+
+def test_loadsgf_refuses_an_illegal_move_naming_it(played, tmp_path):
+    path = tmp_path / "illegal.sgf"
+    path.write_text(ILLEGAL, encoding="utf-8")
+    before = game_facts(played)
+    assert answer(played, f"loadsgf {path}") == \
+        "? cannot load file: line 3 column 2: illegal move B[dd]: occupied"
+    assert game_facts(played) == before
+    # the position before the illegal move is fine, and so is the file
+    # without it: the variation's moves are never checked (nor kept)
+    assert answer(played, f"loadsgf {path} 3") == "="
+    assert answer(played, "move_history") == "= white D6\nblack E5"
+    assert played.state.current.children == []
+    path.write_text(ILLEGAL.replace("B[dd]C", "B[gg]C"), encoding="utf-8")
+    assert answer(played, f"loadsgf {path}") == "="
+    assert answer(played, "move_history") == "= white C7\nblack G3\nwhite D6\nblack E5"
+
+
+@pytest.mark.parametrize("record, why", [
+    ("(;GM[1]SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[bb])", "illegal move W[bb]: ko"),
+    ("(;GM[1]SZ[5]AB[ba][ab];W[aa])", "illegal move W[aa]: suicide"),
+    ("(;GM[1]SZ[9];B[zz])", "off the 9x9 board"),
+])
+def test_loadsgf_refuses_other_unplayable_records(played, tmp_path, record, why):
+    path = tmp_path / "bad.sgf"
+    path.write_text(record, encoding="utf-8")
+    before = game_facts(played)
+    refusal = answer(played, f"loadsgf {path}")
+    assert refusal.startswith("? cannot load file: line 1 column ") and why in refusal
+    assert game_facts(played) == before
+
+
+def test_loadsgf_refuses_hostile_files_at_once(played, tmp_path):
+    import os
+
+    from imago.engine.engine import MAX_SGF_BYTES
+
+    huge = tmp_path / "huge.sgf"
+    with open(huge, "wb") as f:  # 50 MB, sparse: nothing is written
+        f.write(b"(;GM[1]SZ[9]")
+        f.truncate(50 << 20)
+    just_over = tmp_path / "over.sgf"
+    just_over.write_bytes(b"(;GM[1]SZ[9]C[" + b"x" * MAX_SGF_BYTES + b"])")
+    garbage = tmp_path / "garbage.sgf"
+    garbage.write_bytes(bytes(range(256)) * 64)
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    before = game_facts(played)
+    started = time.perf_counter()
+    for path, reason in ((huge, f"larger than {MAX_SGF_BYTES} bytes"),
+                         (just_over, f"larger than {MAX_SGF_BYTES} bytes"),
+                         (garbage, "no game tree found"),
+                         (fifo, "not a regular file"),
+                         ("/dev/zero", "not a regular file"),
+                         (tmp_path, "Is a directory"),
+                         (tmp_path / "none.sgf", "No such file or directory")):
+        refusal = answer(played, f"5 loadsgf {path}")
+        assert refusal.startswith("?5 cannot load file: ") and reason in refusal, path
+        assert "\n" not in refusal
+    assert time.perf_counter() - started < 5
+    assert game_facts(played) == before
+    assert answer(played, f"loadsgf {garbage} -1") == "? syntax error"
+    assert answer(played, f"loadsgf {garbage} 99999999999") == "? syntax error"
+
+
+def test_loadsgf_up_to_the_size_limit_reads(played, tmp_path):
+    from imago.engine.engine import MAX_SGF_BYTES
+
+    path = tmp_path / "long comment.sgf"
+    head = b"(;GM[1]SZ[9]C["
+    path.write_bytes(head + b"x" * (MAX_SGF_BYTES - len(head) - 2) + b"])")
+    assert answer(played, f"loadsgf {path}") == "? syntax error"  # a space in the name
+    path = path.rename(tmp_path / "limit.sgf")
+    assert answer(played, f"loadsgf {path}") == "="
+    assert played.state.board.is_empty_board()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
+import stat
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
@@ -26,6 +28,53 @@ log = logging.getLogger(__name__)
 
 ALIVE, DEAD, SEKI = "alive", "dead", "seki"
 STATUSES = (ALIVE, DEAD, SEKI)
+
+MAX_SGF_BYTES = 2 << 20
+"""The largest SGF file :meth:`GameEngine.load_sgf` reads: 2 MiB, half as
+much again as Kogo's Joseki Dictionary. Parsing costs some 300 times the
+file's size in memory (a 2 MiB line of passes: 650 MB, 7 s), so a larger
+(or endless) file is refused unread."""
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes. A directory,
+    device (``/dev/zero``), FIFO or socket is refused (ValueError) without
+    waiting on it, and so is a longer file, of which only ``limit + 1``
+    bytes are read. Raises OSError when the file cannot be opened."""
+    def opener(name: str, flags: int) -> int:
+        # no waiting for a writer when the name is a FIFO
+        return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
+
+    with open(path, "rb", buffering=0, opener=opener) as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = f.read(limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return b"".join(chunks)
+
+
+def keep_main_line(root: Any, move_number: Optional[int] = None) -> None:
+    """Cut an SGF parse tree (``imago.sgf.ASTNode``) down to its main line,
+    ending before the node that holds move ``move_number`` (None: to the
+    end), so that only what a position needs is converted and checked."""
+    def moves(node: Any) -> int:
+        return len(node.properties.get("B", ())) + len(node.properties.get("W", ()))
+
+    node, played = root, moves(root)
+    while node.children:
+        child = node.children[0]
+        if move_number is not None and played + moves(child) >= move_number:
+            node.children = []
+            break
+        node.children = [child]
+        node, played = child, played + moves(child)
 
 
 def algorithm_parameters(algorithm: DecisionAlgorithm) -> set[str]:
@@ -232,13 +281,24 @@ class GameEngine:
     def load_sgf(self, path: str, move_number: Optional[int] = None) -> None:
         """Replace the game with the first game of an SGF file, at the
         position before move ``move_number`` of its main line (1: the
-        start; None: the end), the rest of the line dropped. Raises OSError
-        or ValueError (``imago.sgf.SGFError``); the game is then unchanged."""
+        start; None: the end), the rest of the line and the variations
+        dropped.
+
+        The file must be a regular file of at most :data:`MAX_SGF_BYTES`.
+        Its text is read leniently (a truncated tree, a missing ``;``), but
+        the moves up to that position must be legal: a record that
+        occupies a point, retakes a ko at once or commits suicide there is
+        refused, naming the move, since its moves and its board would
+        disagree. Raises OSError or ValueError (``imago.sgf.SGFError`` with
+        the line and column); the game is then unchanged."""
         from imago import sgf  # imported on use: playing needs no SGF parser
 
         if move_number is not None and move_number < 1:
             raise ValueError(f"move number must be 1 or more, not {move_number}")
-        state = sgf.load(path, lenient=True)[0]
+        data = read_regular_file(path, MAX_SGF_BYTES)
+        root = sgf.parse(data, lenient=True, filename=os.fspath(path))[0]
+        keep_main_line(root, move_number)
+        state = sgf.to_game(root)  # strict: an illegal move raises SGFError
         node = state.root
         while node.children and (move_number is None
                                  or node.children[0].number < move_number):
@@ -287,4 +347,5 @@ class GameEngine:
         self.algorithm.close()
 
 
-__all__ = ["GameEngine", "IllegalMoveError", "STATUSES", "ALIVE", "DEAD", "SEKI"]
+__all__ = ["GameEngine", "IllegalMoveError", "MAX_SGF_BYTES", "STATUSES", "ALIVE", "DEAD",
+           "SEKI", "keep_main_line", "read_regular_file"]

@@ -204,8 +204,19 @@ def _loadsgf(engine: GameEngine, path: str, move_number: Optional[int] = None) -
         engine.load_sgf(path, move_number)
     except (OSError, ValueError) as error:
         log.warning("cannot load %s: %s", path, error)
-        raise GtpError("cannot load file") from None
+        raise GtpError(f"cannot load file: {_load_reason(error)}") from None
     return ""
+
+
+def _load_reason(error: Exception) -> str:
+    """Why a file could not be loaded, without its name: the system's words
+    for OSError, the line and column of an SGF error (``illegal move
+    B[dd]: occupied``), else the error's text."""
+    if isinstance(error, OSError):
+        return error.strerror or type(error).__name__
+    reason = getattr(error, "reason", None) or str(error)
+    line = getattr(error, "line", None)
+    return f"line {line} column {getattr(error, 'column', '?')}: {reason}" if line else reason
 
 
 @command("printsgf", optional=(word,))

@@ -117,14 +117,15 @@ def parse_command(line: str) -> Optional[GtpCommand]:
 def format_response(cmd_id: Optional[int], success: bool, text: str) -> str:
     """``=id text\\n\\n`` or ``?id text\\n\\n``. A multi-line ``text`` keeps
     its lines but loses empty ones (an empty line would end the response);
-    an error message is made one line."""
+    an error message is made one line (control characters, which it may
+    quote from a file, made spaces)."""
     mark = "=" if success else "?"
     ident = "" if cmd_id is None else str(cmd_id)
     if success:
         first, *others = text.rstrip().split("\n")
         body = "\n".join([first.rstrip()] + [ln.rstrip() for ln in others if ln.strip()])
     else:
-        body = " ".join(text.split())
+        body = " ".join(_CONTROL.sub(" ", text).split())
     return f"{mark}{ident}{' ' if body else ''}{body}\n\n"
 
 
