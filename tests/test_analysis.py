@@ -17,7 +17,7 @@ class TimedInput:
     def __init__(self, lines):
         self.lines = list(lines)
 
-    def readline(self):
+    def readline(self, size=-1):
         if not self.lines:
             return ""
         delay, text = self.lines.pop(0)
@@ -108,3 +108,47 @@ def test_gogui_interrupt_stops_a_long_genmove():
 def test_analysis_works_with_other_algorithms_too():
     text, _ = run([(0, "lz-analyze b 10\n"), (0.3, "name\n")], algorithm="random")
     assert text.startswith("=\ninfo move") and text.endswith("= imago\n\n")
+
+
+def test_analyze_options_filter_and_limit_the_candidates():
+    text, _ = run([(0, "lz-analyze b 10 maxmoves 2 minmoves 5 pvVisits false\n"), (0.4, "\n")],
+                  algorithm="random")
+    lines = text.split("\n")[1:-2]
+    assert lines and all(1 <= line.count("info move") <= 2 for line in lines)
+    text, _ = run([(0, "kata-analyze b 10 avoid b E5,D4,pass 1 avoid w C3 1\n"), (0.4, "\n")],
+                  algorithm="random")
+    moves = {m for m, _, _ in INFO.findall(text)}
+    assert moves and not moves & {"E5", "D4", "pass"}
+    text, _ = run([(0, "lz-analyze b 10 allow b E5,D4 1 allow b D4,C3 2\n"), (0.4, "\n")],
+                  algorithm="random")
+    assert {m for m, _, _ in INFO.findall(text)} <= {"D4"}
+
+
+def test_analyze_arguments_are_checked_one_by_one():
+    bad = {"lz-analyze b 10 foo 1": "unknown analyze option foo",
+           "kata-analyze b 10 avoid b E5 1 w": "syntax error",
+           "lz-analyze b 10 avoid b E5": "syntax error",
+           "lz-analyze b 10 avoid b Z99 1": "syntax error",
+           "lz-analyze b 10 avoid b E5,,D4 1": "syntax error",
+           "lz-analyze b 10 avoid x E5 1": "invalid color",
+           "lz-analyze b 10 avoid b E5 -1": "syntax error",
+           "lz-analyze b 10 maxmoves -1": "syntax error",
+           "lz-analyze b 10 minmoves 1e3": "syntax error",
+           "kata-analyze b 10 ownership maybe": "syntax error",
+           "lz-analyze \u00b2": "syntax error",
+           "lz-analyze 99999999999": "syntax error",
+           "lz-analyze b 10 interval": "syntax error",
+           "kata-genmove_analyze b 10 avoid b E5 1":
+               "avoid and allow are not supported by genmove_analyze",
+           "lz-genmove_analyze b 10 maxmoves x": "syntax error"}
+    text, engine = run([(0, f"{i} {line}\n") for i, line in enumerate(bad)], algorithm="random")
+    assert text == "".join(f"?{i} {why}\n\n" for i, why in enumerate(bad.values()))
+    assert engine.state.current.number == 0  # no genmove_analyze played
+
+
+def test_genmove_analyze_colour_is_optional():
+    text, engine = run([(0, "1 lz-genmove_analyze\n"), (0, "2 kata-genmove_analyze 5\n")],
+                       algorithm="random")
+    assert re.fullmatch(r"=1\n(info [^\n]*\n)*play \S+\n\n=2\n(info [^\n]*\n)*play \S+\n\n",
+                        text)
+    assert engine.state.current.number == 2

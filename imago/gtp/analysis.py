@@ -12,47 +12,110 @@ input arrives.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from imago.engine.engine import GameEngine
-from imago.game import BLACK, index_to_vertex, parse_color
+from imago.game import BLACK, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch, SearchResult
 
 from .moves import engine_move
-from .table import GtpError, Session, command, word
+from .table import GtpError, Session, color, command, integer, lower_word, word
 
 DEFAULT_INTERVAL = 1.0   # seconds between info lines when none is asked for
+MIN_INTERVAL = 0.05      # seconds: a faster interval is this one
 MAX_ANALYSIS_VISITS = 1_000_000
 
+FLAGS = ("ownership", "ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits",
+         "pvedgevisits", "rootinfo")
+"""KataGo's ``key true|false`` options (keys in lower case); of these imago
+draws only ``ownership`` (``kata-analyze``), the others are checked and
+accepted."""
 
-def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> tuple[int, float, dict]:
-    """``[colour] [interval]``, ``interval N`` and ``key value`` pairs
-    (``ownership true``, ...), in any order; the interval is in centiseconds."""
-    who = engine.state.to_move
-    interval = DEFAULT_INTERVAL
-    options: dict[str, str] = {}
+
+@dataclass
+class AnalyzeRequest:
+    """What an analysis command asked for: the colour ``who`` to analyse,
+    the ``interval`` between info lines in seconds, ``max_moves``
+    candidates at most (None: all; ``minmoves`` is accepted but imago lists
+    only the moves it searched), ``ownership``, and the first moves to
+    leave out (``avoid``) or keep only (``allow``, None: all) -- the
+    search still looks at them, they are only not listed."""
+
+    who: int
+    interval: float = DEFAULT_INTERVAL
+    max_moves: Optional[int] = None
+    ownership: bool = False
+    avoid: set[Optional[int]] = field(default_factory=set)
+    allow: Optional[set[Optional[int]]] = None
+
+    def shown(self, results: list[SearchResult]) -> list[SearchResult]:
+        """The candidates to list, in order."""
+        kept = [r for r in results if r.point not in self.avoid
+                and (self.allow is None or r.point in self.allow)]
+        return kept if self.max_moves is None else kept[:self.max_moves]
+
+
+def _count(engine: GameEngine, text: str) -> int:
+    value = integer(engine, text)
+    if value < 0:
+        raise GtpError("syntax error")
+    return value
+
+
+def _vertices(engine: GameEngine, text: str) -> set[Optional[int]]:
+    """``D4,Q16,pass``: points on this board (or pass)."""
+    try:
+        return {vertex_to_index(v, engine.size) for v in text.split(",")}
+    except ValueError:
+        raise GtpError("syntax error") from None
+
+
+def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeRequest:
+    """``[colour] [interval] key value ...`` as Leela Zero and KataGo take
+    them: the interval in centiseconds (also ``interval N``), ``minmoves
+    N``, ``maxmoves N``, ``avoid|allow COLOUR VERTICES UNTILDEPTH`` (the
+    vertices comma-separated; they filter the candidates of the colour
+    analysed) and KataGo's ``true|false`` flags (:data:`FLAGS`). Anything
+    else, or a malformed value, is a ``syntax error``; an unknown key is
+    named."""
     items = list(words)
-    i = 0
-    while i < len(items):
-        item = items[i]
-        low = item.lower()
-        if low in ("b", "w", "black", "white"):
-            who = parse_color(low)
-        elif item.isdigit():
-            interval = int(item) / 100.0
-        elif i + 1 < len(items):
-            value = items[i + 1]
-            if low == "interval":
-                if not value.isdigit():
-                    raise GtpError("syntax error")
-                interval = int(value) / 100.0
-            else:
-                options[low] = value.lower()
-            i += 1
-        else:
+    request = AnalyzeRequest(engine.state.to_move)
+    if items and items[0].lower() in ("b", "w", "black", "white"):
+        request.who = color(engine, items.pop(0))
+    if items and items[0][:1].isdigit():
+        request.interval = _count(engine, items.pop(0)) / 100.0
+    while items:
+        key = lower_word(engine, items.pop(0))
+        arity = 3 if key in ("avoid", "allow") else 1
+        if len(items) < arity:
             raise GtpError("syntax error")
-        i += 1
-    return who, max(interval, 0.05), options
+        values, items = items[:arity], items[arity:]
+        if key == "interval":
+            request.interval = _count(engine, values[0]) / 100.0
+        elif key == "minmoves":
+            _count(engine, values[0])
+        elif key == "maxmoves":
+            request.max_moves = _count(engine, values[0])
+        elif key in FLAGS:
+            flag = values[0].lower()
+            if flag not in ("true", "false"):
+                raise GtpError("syntax error")
+            if key == "ownership":
+                request.ownership = flag == "true"
+        elif key in ("avoid", "allow"):
+            who = color(engine, values[0])
+            points = _vertices(engine, values[1])
+            if _count(engine, values[2]) < 1 or who != request.who:
+                continue  # no first move of the colour analysed is concerned
+            if key == "avoid":
+                request.avoid |= points
+            else:
+                request.allow = points if request.allow is None else request.allow & points
+        else:
+            raise GtpError(f"unknown analyze option {key[:40]}")
+    request.interval = max(request.interval, MIN_INTERVAL)
+    return request
 
 
 def lz_line(results: list[SearchResult], size: int) -> str:
@@ -101,18 +164,18 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     """Answer ``=`` at once, then search and write one ``info`` line per
     interval until the controller sends anything."""
     engine, stream = session.engine, session.stream
-    who, interval, options = parse_analyze_args(engine, words)
+    request = parse_analyze_args(engine, words)
+    who = request.who
     stream.begin()
     state = engine.state
     search = engine.analysis_search()
-    want_ownership = kata and options.get("ownership") == "true"
     lead = side_lead(engine, who) if kata else 0.0
-    ownership = side_ownership(engine, who) if want_ownership else None
+    ownership = side_ownership(engine, who) if kata and request.ownership else None
     size = state.size
     while not stream.interrupted():
-        root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=interval,
+        root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
                           stop=stream.interrupted, early_stop=False)
-        results = search.results(root, limit=size * size + 1)
+        results = request.shown(search.results(root, limit=size * size + 1))
         if results:
             line = kata_line(results, size, lead, ownership) if kata else lz_line(results, size)
             if not stream.line(line):
@@ -135,21 +198,23 @@ def _kata_analyze(session: Session, words: list[str]) -> str:
 
 def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     """Play ``who``'s move, writing an ``info`` line per interval of its
-    search, then ``play MOVE``."""
-    if not words:
-        raise GtpError("syntax error")
+    search, then ``play MOVE``. ``avoid`` and ``allow`` are refused: the
+    search cannot leave moves out, and the move played must obey them."""
     engine, stream = session.engine, session.stream
-    who, interval, options = parse_analyze_args(engine, words)
+    request = parse_analyze_args(engine, words)
+    if request.avoid or request.allow is not None:
+        raise GtpError("avoid and allow are not supported by genmove_analyze")
+    who = request.who
     stream.begin()
     size = engine.state.size
     lead = side_lead(engine, who) if kata else 0.0
 
     def progress(search: PUCTSearch) -> None:
-        results = search.results(limit=size * size + 1)
+        results = request.shown(search.results(limit=size * size + 1))
         if results:
             stream.line(kata_line(results, size, lead, None) if kata else lz_line(results, size))
 
-    move = engine_move(session, who, progress=progress, interval=interval)
+    move = engine_move(session, who, progress=progress, interval=request.interval)
     return f"play {engine.format_move(move)}"
 
 
