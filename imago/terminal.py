@@ -127,6 +127,9 @@ class TerminalGame:
         self.stats = False     # a winrate line after each engine move
         self.hint_algorithm: Optional[DecisionAlgorithm] = None
         self.preparing: list[threading.Thread] = []
+        self.dead_marks: Optional[set[int]] = None
+        """Dead stones as the players settled them with ``dead``; None: as
+        the count judges them."""
 
     @classmethod
     def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
@@ -185,7 +188,8 @@ class TerminalGame:
         judges it (:func:`imago.game.count`: dead stones removed, open
         borders by the ownership estimate)."""
         state = self.state
-        return count(state.board, state.rules, state.to_move)
+        dead = None if self.dead_marks is None else sorted(self.dead_marks)
+        return count(state.board, state.rules, state.to_move, dead=dead)
 
     def dead_text(self, judged: Count) -> str:
         """``Dead stones: black C3 D4; white E5.`` (``none`` if none)."""
@@ -385,6 +389,7 @@ class TerminalGame:
     def _after_change(self) -> None:
         """Let engines move while it is their turn, then announce the end
         of the game if it has come."""
+        self.dead_marks = None
         while self.engine_to_move():
             self.engine_move()
         if self.is_over:
@@ -406,6 +411,7 @@ class TerminalGame:
             judged = self.final_count()
             self.say(self.dead_text(judged))
             self.say(f"Game over: {judged.describe()}")
+            self.say("Disagree? Type dead VERTEX to mark a string dead, or alive again.")
         self.say("Type save FILE to keep it, undo to take moves back, score, or quit.")
 
     # ------------------------------------------------------------ commands
@@ -439,6 +445,34 @@ class TerminalGame:
         self.say(f"Took back {', '.join(reversed(taken))}.")
         self.show_board()
         self._after_change()
+
+    @command("dead", "after two passes: mark the string at VERTEX dead, or alive if it was "
+                     "counted dead; the count follows", "VERTEX")
+    def cmd_dead(self, argument: str) -> None:
+        if not self.state.is_over or self.resigned is not None:
+            self.say("dead marks stones after two passes end the game")
+            return
+        size = self.state.size
+        board = self.state.board
+        try:
+            point = vertex_to_index(argument, size)
+        except ValueError:
+            self.say(f"not a vertex: {argument}")
+            return
+        if point is None or board[point] not in (BLACK, WHITE):
+            self.say(f"no stone at {argument.upper()}")
+            return
+        if self.dead_marks is None:
+            self.dead_marks = set(self.final_count().dead)
+        string = set(board.string_stones(point))
+        marked_dead = not string <= self.dead_marks
+        self.dead_marks = (self.dead_marks | string) if marked_dead else (self.dead_marks - string)
+        status = "dead" if marked_dead else "alive"
+        self.say(f"{COLOR_WORDS[board[point]]} {argument.upper()} and its string "
+                 f"({len(string)} stones) now count as {status}.")
+        judged = self.final_count()
+        self.say(self.dead_text(judged))
+        self.say(f"Game over: {judged.describe()}")
 
     @command("score", "the area score now (every stone counted as alive); "
                       "after two passes, the final count")

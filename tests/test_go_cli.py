@@ -526,3 +526,41 @@ def test_visits_and_no_resign_reach_the_engine():
     proc = run_go(["--algorithm", "uct", "--visits", "40", "--no-resign", "--stats"], "e5\nquit\n")
     assert proc.returncode == 0 and ", 40 visits" in proc.stdout
     assert run_go(["--algorithm", "random", "--visits", "5"], "quit\n").returncode == 2
+
+
+# ---------------------------------------------------------------- disputes
+def test_dead_stones_can_be_disputed_after_the_game(tmp_path):
+    from conftest import from_rows
+
+    # one white stone in Black's area: the count takes it as dead
+    rows = ["X X X X X . ."] + [". . . . X . ."] * 2 + [". O . . X . ."] \
+        + [". . . . X . ."] * 2 + ["X X X X X . ."]
+    state = from_rows(rows, komi=0.5)
+    state.play(BLACK, None)
+    path = tmp_path / "disputed.sgf"
+    out = io.StringIO()
+    lines = ["pass", "dead b4", "score", f"save {path}", "dead b4", "dead z9", "dead b4",
+             "dead e4", "quit"]
+    game = TerminalGame(state, {BLACK: None, WHITE: None},
+                        io.StringIO("".join(f"{x}\n" for x in lines)), out)
+    game.run()
+    text = out.getvalue()
+    before, disputed, back, _, black_dead = text.split("Game over: ")[1:6]
+    assert "Dead stones: white B4." in text and "Disagree? Type dead VERTEX" in text
+    assert before.startswith("B+") and "dead: 0 black, 1 white" in before
+    assert "White B4 and its string (1 stones) now count as alive." in text
+    assert "Dead stones: none." in text
+    assert disputed.split()[0] != before.split()[0]  # the live stone spoils Black's area
+    assert f"Score: {disputed.split()[0]}" in text
+    from imago import sgf
+    [saved] = sgf.load(path)
+    assert saved.root.properties["RE"] == [disputed.split()[0]]
+    assert back.split()[0] == before.split()[0]  # marked dead again
+    assert "not a vertex: z9" in text
+    assert "Black E4 and its string (15 stones) now count as dead." in text
+    assert black_dead.startswith("W+49.5 (Black 0, White 49")
+
+
+def test_dead_is_refused_while_the_game_goes_on():
+    out, _, _ = hvh(["e5", "dead e5", "quit"])
+    assert "dead marks stones after two passes end the game" in out

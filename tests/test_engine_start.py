@@ -1,0 +1,144 @@
+"""Starting an engine: answers before TensorFlow, options and model files
+checked with reasons, networks that play one size only refused on others."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from imago.engine.algorithm import checked, create_algorithm
+from imago.nn.evaluator import default_model_path
+from imago.nn.modelfile import ModelFile, ModelSizeError
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = REPO / "models"
+
+needs_default_model = pytest.mark.skipif(default_model_path() is None,
+                                         reason="the shipped model or TensorFlow is missing")
+
+
+@needs_default_model
+def test_gtp_answers_the_first_commands_before_tensorflow_is_imported():
+    script = textwrap.dedent("""
+        import io, sys
+        from imago.engine.algorithm import create_algorithm
+        from imago.engine.engine import GameEngine
+        from imago.gtp.io import ImagoIO
+
+        algorithm = create_algorithm("mcts", visits=8)
+        engine = GameEngine(algorithm, 19, 7.5)
+        out = io.StringIO()
+        commands = "name\\nversion\\nprotocol_version\\nlist_commands\\nboardsize 9\\nkomi 6.5\\n"
+        ImagoIO(engine, io.StringIO(commands), out).run()
+        print(out.getvalue().count("\\n\\n"), "tensorflow" in sys.modules, "keras" in sys.modules)
+        algorithm.prepare(9)
+        print("tensorflow" in sys.modules, algorithm.choose_move(engine.state, 1) is not None)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=REPO, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["6", "False", "False", "True", "True"]
+
+
+@needs_default_model
+def test_a_move_asked_for_while_the_network_loads_waits_for_it():
+    from imago.engine.algorithm import prepare_in_background
+    from imago.game import BLACK, GameState
+
+    algorithm = create_algorithm("mcts", visits=8)
+    thread = prepare_in_background(algorithm, 9)
+    state = GameState(9)
+    assert algorithm.choose_move(state, BLACK) is not None
+    thread.join()
+    assert algorithm.warmed_up == {9}
+
+
+@pytest.mark.parametrize("options, reason", [
+    ({"visits": 0}, "visits must be at least 1, not 0"),
+    ({"visits": 2.5}, "visits must be a whole number, not 2.5"),
+    ({"c_puct": float("nan")}, "c_puct must be a finite number, not nan"),
+    ({"c_puct": 0}, "c_puct must be above 0, not 0"),
+    ({"batch_size": -1}, "batch_size must be at least 1"),
+    ({"resign_threshold": 2}, "resign_threshold must be at least 0 and at most 1, not 2"),
+    ({"noise_fraction": float("inf")}, "noise_fraction must be a finite number"),
+    ({"temperature": "hot"}, "temperature must be a finite number, not 'hot'"),
+    ({"model": "README.md"}, "README.md is not a Keras model file"),
+    ({"model": "models/conv9.json"}, "is not a Keras model file"),
+    ({"model": "nowhere.keras"}, "no model at nowhere.keras"),
+])
+def test_mcts_refuses_bad_options_with_the_reason(options, reason, monkeypatch):
+    monkeypatch.chdir(REPO)
+    with pytest.raises(ValueError, match=reason.replace("(", r"\(").replace(".", r"\.")):
+        create_algorithm("mcts", **options)
+
+
+@pytest.mark.parametrize("name, options", [("uct", {"visits": 0}), ("uct", {"exploration": -1}),
+                                           ("policy", {"temperature": -1})])
+def test_other_algorithms_check_their_options(name, options):
+    with pytest.raises(ValueError, match="must be"):
+        create_algorithm(name, **options)
+
+
+def test_checked_accepts_good_values_and_converts():
+    assert checked("visits", "12", int, low=1) == 12
+    assert checked("c", 1, float, above=0) == 1.0
+    with pytest.raises(ValueError, match="flag must be a finite number, not True"):
+        checked("flag", True)
+
+
+@pytest.mark.parametrize("name", ["conv9", "dense9"])
+def test_networks_made_for_9x9_refuse_other_sizes_by_their_metadata(name):
+    model = ModelFile(MODELS / f"{name}.keras")
+    model.check_size(9)
+    with pytest.raises(ModelSizeError, match=f"{name}.keras: this .* network was made for "
+                                             r"9x9 boards, not 13x13"):
+        model.check_size(13)
+    assert not model.loaded
+    policy = create_algorithm("policy", model=str(MODELS / f"{name}.keras"))
+    with pytest.raises(ValueError, match="not 19x19"):
+        policy.check_size(19)
+    mcts = create_algorithm("mcts", model=str(MODELS / f"{name}.keras"))
+    with pytest.raises(ValueError, match="not 13x13"):
+        mcts.check_size(13)
+    mcts.check_size(3)  # searched with playouts, not the network
+
+
+def test_go_py_refuses_a_9x9_network_on_13x13_before_loading_it():
+    proc = subprocess.run([sys.executable, str(REPO / "go.py"), "--size", "13", "--algorithm",
+                           "policy", "-o", "model=models/conv9.keras"], input="quit\n",
+                          capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2
+    assert "this conv network was made for 9x9 boards, not 13x13" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_model_files_that_are_no_models_are_named(tmp_path):
+    pytest.importorskip("tensorflow")
+    from imago.nn.networks import load_network
+
+    fake = tmp_path / "fake.keras"
+    shutil.make_archive(str(tmp_path / "fake"), "zip", tmp_path)
+    (tmp_path / "fake.zip").rename(fake)
+    shutil.copy(MODELS / "conv9.json", tmp_path / "fake.json")
+    with pytest.raises(ValueError, match="fake.keras: not a Keras model"):
+        load_network(fake)
+    other = tmp_path / "other.keras"
+    shutil.copy(MODELS / "conv9.keras", other)
+    meta = json.loads((MODELS / "conv9.json").read_text())
+    meta["plane_set"] = "extended" if meta["plane_set"] != "extended" else "basic"
+    (tmp_path / "other.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="input planes, its metadata says"):
+        load_network(other)
+    shutil.copy(MODELS / "conv9.keras", tmp_path / "alone.keras")
+    with pytest.raises(FileNotFoundError, match="has no metadata file alone.json"):
+        ModelFile(tmp_path / "alone.keras")
+    (tmp_path / "bad.keras").write_bytes((MODELS / "conv9.keras").read_bytes())
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a model's metadata"):
+        ModelFile(tmp_path / "bad.keras")
