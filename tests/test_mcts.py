@@ -246,3 +246,32 @@ def test_playout_evaluator_takes_plain_game_nodes():
     game = GameState(5)
     priors, values = PlayoutEvaluator(seed=1).evaluate([game.current])
     assert priors.shape == (1, 26) and -1 <= values[0] <= 1
+
+
+def test_resigns_after_the_opponents_pass_when_the_count_is_lost_for_good():
+    # White's A3 stands dead in Black's area (the count of
+    # test_passes_back_counting_dead_stones); Black passed, and with komi
+    # 0.5 White loses by 24.5 with no dame left: nothing can turn that.
+    game = GameState(5, komi=0.5)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
+                        white=[vertex_to_index("A3", 5)])
+    game.play(BLACK, None)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    assert alg.choose_move(game, WHITE) == RESIGN
+    assert alg.summary() is None  # no search ran: nothing stale is reported
+    quiet = create_algorithm("mcts", model="none", visits=50, seed=1, no_resign=True)
+    assert quiet.choose_move(game, WHITE) is None  # passes: playing on only feeds Black
+
+
+def test_plays_on_after_a_pass_while_the_dame_could_turn_the_game():
+    # Black's wall on B, White's on D: 10 points each and column C's 5
+    # dame. With komi -2.5 White is behind by 2.5, less than the dame to
+    # fill: White plays on instead of resigning or passing.
+    game = GameState(5, komi=-2.5)
+    game.root.add_setup(black=[vertex_to_index(f"B{r}", 5) for r in range(1, 6)],
+                        white=[vertex_to_index(f"D{r}", 5) for r in range(1, 6)])
+    game.play(BLACK, None)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    move = alg.choose_move(game, WHITE)
+    assert move not in (None, RESIGN)
+    assert alg.summary() is not None
