@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
+from imago.engine.algorithm import checked
 from imago.engine.engine import GameEngine
 from imago.game import index_to_vertex
 
-from .table import GtpError, Session, color, command, word
+from .table import GtpError, Session, color, command, number, word
 
 if TYPE_CHECKING:
     from imago.search import PUCTSearch, SearchNode
@@ -29,7 +30,15 @@ GOGUI_COMMANDS = [
     ("var", "Principal variation", "imago-pv %m"),
     ("param", "Search parameters", "imago-params"),
 ]
-PARAMS = ("visits", "c_puct", "fpu_reduction", "batch_size", "resign_threshold")
+PARAMS: dict[str, dict] = {
+    "visits": {"kind": int, "low": 1},
+    "c_puct": {"above": 0},
+    "fpu_reduction": {},
+    "batch_size": {"kind": int, "low": 1},
+    "resign_threshold": {"low": 0, "high": 1},
+}
+"""The search parameters ``imago-params`` shows and sets, with the range
+each takes (as :func:`~imago.engine.algorithm.checked` reads it)."""
 
 
 @command("gogui-analyze_commands", pass_session=True)
@@ -113,28 +122,35 @@ def _imago_pv(session: Session, who: int) -> str:
     return " ".join(index_to_vertex(p, session.engine.state.size) for p in results[0].pv)
 
 
+def param_holders(engine: GameEngine, name: str) -> list:
+    """Where parameter ``name`` lives: the algorithm (``visits``,
+    ``resign_threshold``, mcts's ``batch_size``, which it hands its search
+    at every move) and the analysis search (``c_puct``, ``fpu_reduction``,
+    ``batch_size``), whichever have it; [] when neither does."""
+    return [holder for holder in (engine.algorithm, engine.analysis_search())
+            if hasattr(holder, name)]
+
+
 @command("imago-params", optional=(word, word))
 def _imago_params(engine: GameEngine, key: Optional[str] = None,
                   value: Optional[str] = None) -> str:
-    search = engine.analysis_search()
-    holders = {"visits": engine.algorithm, "resign_threshold": engine.algorithm}
     if key is None:
         lines = []
         for name in PARAMS:
-            holder = holders.get(name, search)
-            if hasattr(holder, name):
-                lines.append(f"[string] {name} {getattr(holder, name)}")
+            holders = param_holders(engine, name)
+            if holders:
+                lines.append(f"[string] {name} {getattr(holders[0], name)}")
         return "\n".join(lines)
-    if key not in PARAMS or value is None:
+    holders = param_holders(engine, key) if key in PARAMS else []
+    if not holders:
         raise GtpError("unknown parameter")
-    holder = holders.get(key, search)
-    if not hasattr(holder, key):
-        raise GtpError("unknown parameter")
+    if value is None:
+        raise GtpError("syntax error")
+    parsed = number(engine, value)
     try:
-        parsed = type(getattr(holder, key))(value)
-    except ValueError:
-        raise GtpError("syntax error") from None
-    setattr(holder, key, parsed)
-    if key == "c_puct":
-        search.c_puct = float(parsed)
+        parsed = checked(key, int(parsed) if parsed.is_integer() else parsed, **PARAMS[key])
+    except ValueError as error:
+        raise GtpError(str(error)) from None
+    for holder in holders:
+        setattr(holder, key, parsed)
     return ""
