@@ -257,8 +257,10 @@ def test_resigns_after_the_opponents_pass_when_the_count_is_lost_for_good():
                         white=[vertex_to_index("A3", 5)])
     game.play(BLACK, None)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    alg.choose_move(GameState(5), BLACK)
+    assert alg.summary() is not None
     assert alg.choose_move(game, WHITE) == RESIGN
-    assert alg.summary() is None  # no search ran: nothing stale is reported
+    assert alg.summary() is None  # no search ran: the last one's figures are not shown
     quiet = create_algorithm("mcts", model="none", visits=50, seed=1, no_resign=True)
     assert quiet.choose_move(game, WHITE) is None  # passes: playing on only feeds Black
 
