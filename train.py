@@ -4,8 +4,8 @@
 Example (the shipped 9x9 residual model; see models/README.md):
 
     python train.py ../shared/data/katago9 ../shared/data/gnugo9 \\
-        --architecture residual --blocks 6 --filters 64 --epochs 20 \\
-        --output models/residual9.keras
+        --architecture residual --planes extended --blocks 6 --filters 64 --epochs 40 \\
+        --output models/my9.keras
 
 Only parses arguments; the work is in :mod:`imago.training.trainer`.
 """
@@ -16,71 +16,112 @@ import argparse
 import logging
 import sys
 
+from imago.nn.features import PLANE_SETS
+from imago.training.options import (ARCHITECTURES, HEADS, NETWORK_DEFAULTS, HelpFormatter,
+                                    TrainConfig)
 
-def parse_args(argv: list[str]) -> argparse.Namespace:
+DEFAULTS = TrainConfig.defaults()
+FROM_MODEL = "or the --init model's, or the --resume checkpoint's"
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     p = argparse.ArgumentParser(
-        description="Train an imago network on SGF game records (files, folders or globs).")
-    p.add_argument("inputs", nargs="+", help="SGF files, folders (searched recursively) or globs")
-    p.add_argument("--output", "-o", default="models/model.keras",
-                   help="where to export the model (.keras, with a .json metadata sidecar)")
-    p.add_argument("--architecture", "-a", choices=["residual", "conv", "dense"],
-                   default="residual")
-    p.add_argument("--planes", dest="plane_set", choices=["basic", "history", "extended"],
-                   default="history", help="input plane set (stored with the model)")
-    p.add_argument("--board-size", type=int, default=9, help="games of other sizes are skipped")
-    p.add_argument("--blocks", type=int, default=6, help="residual blocks")
-    p.add_argument("--filters", type=int, default=64, help="filters (residual and conv)")
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--batch-size", type=int, default=256)
-    p.add_argument("--optimizer", choices=["adam", "sgd"], default="adam")
-    p.add_argument("--lr", dest="learning_rate", type=float, default=1e-3)
-    p.add_argument("--momentum", type=float, default=0.9, help="for --optimizer sgd")
-    p.add_argument("--schedule", choices=["cosine", "constant"], default="cosine",
-                   help="learning-rate schedule over the epochs")
-    p.add_argument("--l2", type=float, default=1e-4, help="L2 weight penalty")
-    p.add_argument("--policy-weight", type=float, default=1.0)
-    p.add_argument("--value-weight", type=float, default=1.0)
-    p.add_argument("--ownership-weight", type=float, default=1.0)
-    p.add_argument("--validation", type=float, default=0.1,
+        prog="train.py", formatter_class=HelpFormatter,
+        description="Train an imago network on SGF game records (files, folders or globs).\n"
+                    "Bad files are named and skipped; a checkpoint is kept after every epoch\n"
+                    "(--resume goes on from it).",
+        epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
+               "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
+    p.add_argument("inputs", nargs="+",
+                   help="SGF files, folders (searched recursively for *.sgf) or globs; an "
+                        "index.tsv beside the files says how many random opening moves to skip")
+    p.add_argument("--output", "-o", metavar="FILE", default=DEFAULTS["output"],
+                   help="the model file to write (.keras, with a .json metadata file beside "
+                        "it); its folder is made if missing")
+    p.add_argument("--architecture", "-a", choices=ARCHITECTURES,
+                   help=f"network (default: {NETWORK_DEFAULTS['architecture']}, {FROM_MODEL})")
+    p.add_argument("--planes", dest="plane_set", choices=tuple(PLANE_SETS),
+                   help=f"input plane set, stored with the model (default: "
+                        f"{NETWORK_DEFAULTS['plane_set']}, {FROM_MODEL})")
+    p.add_argument("--board-size", metavar="N", type=int, default=DEFAULTS["board_size"],
+                   help="games of other sizes are skipped")
+    p.add_argument("--blocks", metavar="N", type=int,
+                   help=f"residual blocks (default: {NETWORK_DEFAULTS['blocks']}, {FROM_MODEL})")
+    p.add_argument("--filters", metavar="N", type=int,
+                   help=f"filters of the residual and conv networks (default: "
+                        f"{NETWORK_DEFAULTS['filters']}, {FROM_MODEL})")
+    p.add_argument("--epochs", metavar="N", type=int, default=DEFAULTS["epochs"],
+                   help="passes over the training samples (with --resume: in all)")
+    p.add_argument("--batch-size", metavar="N", type=int, default=DEFAULTS["batch_size"],
+                   help="samples per training step")
+    p.add_argument("--optimizer", choices=["adam", "sgd"], default=DEFAULTS["optimizer"],
+                   help="Adam, or SGD with Nesterov momentum")
+    p.add_argument("--lr", dest="learning_rate", metavar="RATE", type=float,
+                   default=DEFAULTS["learning_rate"],
+                   help="learning rate of the first epoch")
+    p.add_argument("--momentum", metavar="M", type=float, default=DEFAULTS["momentum"],
+                   help="for --optimizer sgd")
+    p.add_argument("--schedule", choices=["cosine", "constant"], default=DEFAULTS["schedule"],
+                   help="learning-rate schedule over the epochs (cosine: down to 1%%)")
+    p.add_argument("--l2", metavar="L2", type=float, default=DEFAULTS["l2"],
+                   help="L2 weight penalty")
+    for head in HEADS:
+        p.add_argument(f"--{head}-weight", type=float, metavar="W",
+                       default=DEFAULTS[f"{head}_weight"],
+                       help=f"weight of the {head} loss")
+    p.add_argument("--validation", metavar="FRACTION", type=float,
+                   default=DEFAULTS["validation"],
                    help="fraction of games held out for validation (split by game)")
-    p.add_argument("--cache", dest="cache_dir", default=None,
-                   help="sample cache folder (default $IMAGO_CACHE or ~/.cache/imago)")
-    p.add_argument("--checkpoint-dir", default=None,
-                   help="default: CACHE/checkpoints/OUTPUT-NAME")
-    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint")
-    p.add_argument("--init", default=None, metavar="MODEL",
-                   help="start from this trained model instead of a new network "
-                        "(its architecture and plane set are used)")
-    p.add_argument("--train-heads", nargs="+", choices=["policy", "value", "ownership"],
-                   default=None, metavar="HEAD",
-                   help="train only these heads (policy, value, ownership); the rest of "
-                        "the network is frozen and the other losses are off")
-    p.add_argument("--logdir", default=None, help="TensorBoard log folder")
+    p.add_argument("--cache", dest="cache_dir", metavar="DIR",
+                   help="sample cache folder (default: $IMAGO_CACHE or ~/.cache/imago)")
+    p.add_argument("--checkpoint-dir", metavar="DIR",
+                   help="where the checkpoint of every epoch goes (default: "
+                        "CACHE/checkpoints/NAME for --output .../NAME.keras)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on from the last checkpoint of this run; options that contradict "
+                        "it are refused")
+    p.add_argument("--init", metavar="MODEL",
+                   help="start from this trained model instead of a new network (its "
+                        "architecture and plane set are used; default: a new network)")
+    p.add_argument("--train-heads", nargs="+", choices=HEADS, metavar="HEAD",
+                   help="with --init: train only these heads (policy, value, ownership); the "
+                        "rest of the network is frozen and the other losses are off "
+                        "(default: all)")
+    p.add_argument("--logdir", metavar="DIR", help="TensorBoard log folder (default: no logs)")
     p.add_argument("--gnugo-dead", dest="dead", action="store_const", const="gnugo",
-                   default="markup",
+                   default=DEFAULTS["dead"],
                    help="ask GNU Go which stones are dead at the end of records without "
-                        "TB/TW markup (answers cached); default: all stones alive")
-    p.add_argument("--max-games", type=int, default=None, help="use only the first N files")
-    p.add_argument("--time-limit", type=float, default=None,
-                   help="minutes; stop between epochs when the next would not fit")
+                        "TB/TW markup (answers cached); default: all such stones alive")
+    p.add_argument("--max-games", metavar="N", type=int,
+                   help="use only the first N files (default: all)")
+    p.add_argument("--time-limit", type=float, metavar="MINUTES",
+                   help="stop between epochs when the next would not fit (default: none)")
     p.add_argument("--no-augment", dest="augment", action="store_false",
                    help="do not apply random board symmetries")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--verbose", type=int, choices=[0, 1, 2], default=1,
-                   help="Keras verbosity: 1 progress bars, 2 one line per epoch")
-    return p.parse_args(argv)
+    p.add_argument("--seed", metavar="N", type=int, default=DEFAULTS["seed"],
+                   help="random seed of the weights and batches")
+    p.add_argument("--verbose", type=int, choices=[0, 1, 2], default=DEFAULTS["verbose"],
+                   help="Keras output: 0 none, 1 progress bars, 2 one line per epoch")
+    return p, p.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
-    args = parse_args(argv)
+    parser, args = parse_args(argv)
+    config = TrainConfig(**vars(args))
+    try:
+        config.check()
+    except ValueError as err:
+        parser.error(str(err))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    from imago.training.trainer import TrainConfig, train
+    from imago.training.trainer import train
 
     try:
-        train(TrainConfig(**vars(args)))
-    except (ValueError, FileNotFoundError) as err:
+        train(config)
+    except (ValueError, OSError) as err:
         print(f"train.py: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130
     return 0
 
 

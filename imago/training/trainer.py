@@ -9,57 +9,17 @@ Keras itself is imported only inside :mod:`imago.nn`, when training starts.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import shlex
-import sys
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Optional
-
 import numpy as np
 
 from .data import DataSet, default_cache_dir, load_dataset
-
-
-@dataclass
-class TrainConfig:
-    """Everything ``train.py`` can set (see its ``--help``)."""
-
-    inputs: list[str]
-    output: str = "models/model.keras"
-    architecture: str = "residual"
-    plane_set: str = "history"
-    board_size: int = 9
-    blocks: int = 6
-    filters: int = 64
-    epochs: int = 10
-    batch_size: int = 256
-    optimizer: str = "adam"
-    learning_rate: float = 1e-3
-    momentum: float = 0.9
-    schedule: str = "cosine"  # cosine | constant
-    l2: float = 1e-4
-    policy_weight: float = 1.0
-    value_weight: float = 1.0
-    ownership_weight: float = 1.0
-    validation: float = 0.1
-    cache_dir: Optional[str] = None
-    checkpoint_dir: Optional[str] = None
-    resume: bool = False
-    init: Optional[str] = None  # start from this trained model
-    train_heads: Optional[list[str]] = None  # train these heads only
-    logdir: Optional[str] = None
-    dead: str = "markup"  # markup | gnugo
-    max_games: Optional[int] = None
-    time_limit: Optional[float] = None  # minutes; stops between epochs
-    augment: bool = True
-    seed: int = 1
-    verbose: int = 1
-    command: str = field(default_factory=lambda: " ".join(shlex.quote(a) for a in sys.argv))
+from .options import TrainConfig
+from .start import Checkpoint, check_output, open_network, plan_start, writable_folder
 
 
 def learning_rate_at(config: TrainConfig, epoch: int) -> float:
@@ -68,14 +28,6 @@ def learning_rate_at(config: TrainConfig, epoch: int) -> float:
         return config.learning_rate
     t = min(epoch / max(config.epochs - 1, 1), 1.0)
     return config.learning_rate * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * t)))
-
-
-def _network_params(config: TrainConfig) -> dict:
-    if config.architecture == "residual":
-        return {"blocks": config.blocks, "filters": config.filters}
-    if config.architecture == "conv":
-        return {"filters": config.filters}
-    return {}
 
 
 def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
@@ -91,24 +43,23 @@ def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
     return out
 
 
-def _model_plane_set(path: str) -> str:
-    """The input plane set of a saved model (the data must be encoded so)."""
-    from imago.nn.networks import metadata_path
-
-    side = metadata_path(path)
-    if not Path(path).exists() or not side.exists():
-        raise FileNotFoundError(f"--init: no model {path} with its metadata {side.name}")
-    return json.loads(side.read_text())["plane_set"]
-
-
 def train(config: TrainConfig, log=print) -> dict:
     """Run a training as ``config`` says; returns the final metrics (and
-    writes the model to ``config.output``)."""
+    writes the model to ``config.output``).
+
+    Everything that can be checked before the long work is: option values,
+    the starting model or checkpoint (:func:`.start.plan_start`), the output
+    and cache folders. Bad input files are named and skipped. An interrupted
+    run keeps the checkpoint of its last finished epoch, and so does one
+    whose model cannot be written at the end."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    start = time.time()
-    cache_dir = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
-    if config.init:
-        config.plane_set = _model_plane_set(config.init)
+    config.check()
+    start_time = time.time()
+    cache_dir = writable_folder(config.cache_dir or default_cache_dir(), "--cache")
+    checkpoint = Checkpoint.of_run(config, cache_dir)
+    config, start = plan_start(config, checkpoint, log)
+    output = check_output(config.output)
+    writable_folder(checkpoint.dir, "--checkpoint-dir")
     data = load_dataset(config.inputs, config.plane_set, config.board_size, cache_dir,
                         config.validation, config.dead, config.max_games,
                         progress=log if config.verbose else None)
@@ -116,35 +67,20 @@ def train(config: TrainConfig, log=print) -> dict:
         log(f"skipped: {problem}")
     log(f"{len(data.files)} files, {len(data.train)} training and {len(data.validation)} "
         f"validation samples ({len(np.unique(data.validation.games))} validation games), "
-        f"{data.shards_built} of {len(data.shards)} shards built in {time.time() - start:.1f}s")
+        f"{data.shards_built} of {len(data.shards)} shards built in "
+        f"{time.time() - start_time:.1f}s")
     if not len(data.train):
-        raise ValueError("no training samples")
+        raise ValueError("no training samples" + (
+            f" (all {len(data.validation)} went to validation: lower --validation)"
+            if len(data.validation) else ""))
 
     from imago.nn.fitting import fit, set_random_seed
-    from imago.nn.networks import NeuralNetwork, create_network
 
     from .batches import batches
 
     set_random_seed(config.seed)
-    output = Path(config.output)
-    ckpt_dir = Path(config.checkpoint_dir) if config.checkpoint_dir else \
-        cache_dir / "checkpoints" / output.stem
-    ckpt = ckpt_dir / "checkpoint.keras"
-    ckpt_state = ckpt_dir / "checkpoint-state.json"
-    initial_epoch = 0
-    if config.resume and ckpt.exists() and ckpt_state.exists():
-        net = NeuralNetwork.load(ckpt, config.board_size, compile=True)
-        initial_epoch = json.loads(ckpt_state.read_text())["epochs_done"]
-        log(f"resuming from {ckpt} after epoch {initial_epoch}")
-    else:
-        if config.resume:
-            log(f"no checkpoint in {ckpt_dir}; starting afresh")
-        if config.init:
-            net = NeuralNetwork.load(config.init, config.board_size)
-            log(f"starting from {config.init}")
-        else:
-            net = create_network(config.architecture, config.board_size, config.plane_set,
-                                 l2=config.l2, **_network_params(config))
+    net = open_network(config, start, log)
+    if start.kind != "resume":
         weights = {"policy": config.policy_weight, "value": config.value_weight,
                    "ownership": config.ownership_weight}
         if config.train_heads:
@@ -161,31 +97,36 @@ def train(config: TrainConfig, log=print) -> dict:
     val_batches = batches(data.validation, net.heads, config.batch_size, False, False) \
         if len(data.validation) else None
 
-    def checkpoint(epoch: int, logs: dict[str, float]) -> None:
+    saved = [start.epochs_done]  # the epoch the checkpoint holds, 0 for none of this run
+
+    def save_checkpoint(epoch: int, logs: dict[str, float]) -> None:
         """Atomic checkpoint (with optimizer state) after every epoch."""
-        net.save(ckpt, include_optimizer=True, checkpoint_of=str(output))
-        tmp = ckpt_state.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"epochs_done": epoch + 1, "logs": logs}))
-        os.replace(tmp, ckpt_state)
+        net.save(checkpoint.model, include_optimizer=True, checkpoint_of=str(output))
+        checkpoint.save_state(epoch + 1, logs, config)
+        saved[0] = epoch + 1
 
     def time_is_up(epoch: int, took: float) -> bool:
         """Whether another epoch like this one would pass the time limit."""
         if config.time_limit is None:
             return False
-        if time.time() - start + took > config.time_limit * 60:
+        if time.time() - start_time + took > config.time_limit * 60:
             log(f"time limit: stopping after epoch {epoch + 1}")
             return True
         return False
 
     fit_start = time.time()
-    history = fit(net, train_batches, val_batches, epochs=config.epochs,
-                  initial_epoch=initial_epoch,
-                  learning_rate=lambda e: learning_rate_at(config, e),
-                  on_epoch_end=checkpoint, stop_after=time_is_up, logdir=config.logdir,
-                  verbose=config.verbose, log=log)
+    try:
+        history = fit(net, train_batches, val_batches, epochs=config.epochs,
+                      initial_epoch=start.epochs_done,
+                      learning_rate=lambda e: learning_rate_at(config, e),
+                      on_epoch_end=save_checkpoint, stop_after=time_is_up,
+                      logdir=config.logdir, verbose=config.verbose, log=log)
+    except KeyboardInterrupt:
+        log(f"interrupted: {_checkpoint_note(checkpoint, saved[0])}")
+        raise
     fit_seconds = time.time() - fit_start
     epochs_run = len(history.get("loss", []))
-    epochs_done = initial_epoch + epochs_run
+    epochs_done = start.epochs_done + epochs_run
 
     metrics: dict = {}
     if len(data.validation):
@@ -210,11 +151,23 @@ def train(config: TrainConfig, log=print) -> dict:
         info["init"] = {"model": str(config.init), "command": earlier.get("command"),
                         "data": earlier.get("data"), "training": earlier.get("training"),
                         "init": earlier.get("init")}
-    path = net.save(output, **info)
+    try:
+        path = net.save(output, **info)
+    except OSError as err:
+        raise OSError(f"cannot write {output} ({err.strerror or err}); "
+                      f"{_checkpoint_note(checkpoint, saved[0])}") from None
     log(f"saved {path} and {path.with_suffix('.json').name} ({path.stat().st_size / 1e6:.1f} MB)")
     if metrics:
         log(format_metrics(metrics))
     return info
+
+
+def _checkpoint_note(checkpoint: Checkpoint, epoch: int) -> str:
+    """Where the run's last finished epoch is, for a run that stops early."""
+    if not epoch:
+        return "no epoch finished, so there is no checkpoint of this run"
+    return (f"the network after epoch {epoch} is in {checkpoint.model} "
+            "(--resume goes on from it)")
 
 
 def format_metrics(metrics: dict) -> str:
