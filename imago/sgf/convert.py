@@ -55,6 +55,18 @@ _NOT_A_POINT = -1
 FILE_PROPERTIES = frozenset(("FF", "GM", "CA"))
 
 _TABLES: dict[int, dict[str, Optional[int]]] = {}
+_GRIDS: dict[int, list[list[int]]] = {}
+
+
+def index_grid(size: int) -> list[list[int]]:
+    """``grid[col][row]``: the internal index of each point of one board
+    size. Setup lists are made of these shared ints (8 bytes a point, not
+    the 40 of a new int each: an ``AE[aa:yy]`` per node adds up)."""
+    grid = _GRIDS.get(size)
+    if grid is None:
+        grid = _GRIDS[size] = [[to_index(col, row, size) for row in range(size)]
+                               for col in range(size)]
+    return grid
 
 
 def point_table(size: int) -> dict[str, Optional[int]]:
@@ -64,9 +76,10 @@ def point_table(size: int) -> dict[str, Optional[int]]:
         table = {"": None}
         if size <= 19:
             table["tt"] = None
+        grid = index_grid(size)
         for col in range(size):
             for row in range(size):
-                table[SGF_LETTERS[col] + SGF_LETTERS[row]] = to_index(col, row, size)
+                table[SGF_LETTERS[col] + SGF_LETTERS[row]] = grid[col][row]
         _TABLES[size] = table
     return table
 
@@ -124,16 +137,37 @@ def add_subtree(ast: ASTNode, parent: GameMove, lenient: bool = False) -> GameMo
     return _build(ast, converter, parent, parent.board.copy())
 
 
+# How a variation waiting on the stack gets its starting board: it owns
+# the board there, copies a board it shares with its siblings (the branch
+# point's position, which the last sibling takes), or has the game tree
+# rebuild the branch point's board.
+_OWN, _COPY, _REBUILD = 0, 1, 2
+
+# Boards held at once for the variations still to convert. A hostile file
+# nesting thousands of variations would otherwise hold thousands of boards
+# (each with its superko history); beyond this many, a variation's start is
+# rebuilt from the game tree when its turn comes (bounded memory, more time).
+HELD_BOARDS = 64
+
+
 def _build(top: ASTNode, converter: "_Converter", parent: Optional[GameMove],
            board: GameBoard) -> GameMove:
     """Convert ``top`` below ``parent`` (None: as the game's root) and its
     subtree, depth first, playing on ``board`` (the position at
     ``parent``); return the GameMove of ``top``."""
-    stack: list[tuple[ASTNode, Optional[GameMove], GameBoard]] = [(top, parent, board)]
+    stack: list[tuple[ASTNode, Optional[GameMove], Optional[GameBoard], int]] = \
+        [(top, parent, board, _OWN)]
+    held = 1  # boards owned by entries of the stack
     first = None
     convert, play = converter.node, converter.play
     while stack:
-        ast, node, board = stack.pop()
+        ast, node, board, how = stack.pop()
+        if how == _OWN:
+            held -= 1
+        elif how == _COPY:
+            board = board.copy()
+        else:
+            board = node.board.copy()
         while True:
             props = ast.properties
             values = None
@@ -155,12 +189,15 @@ def _build(top: ASTNode, converter: "_Converter", parent: Optional[GameMove],
                 break
             ast = children[0]
             if len(children) > 1:
-                # the main line goes on at once, on a copy of this
-                # position; the last variation gets the board itself
-                stack.append((children[-1], node, board))
-                for child in reversed(children[1:-1]):
-                    stack.append((child, node, board.copy()))
-                board = board.copy()
+                # the main line goes on at once; the variations wait, in
+                # order, with one copy of this position between them
+                if held < HELD_BOARDS:
+                    base = board.copy()
+                    held += 1
+                    stack.append((children[-1], node, base, _OWN))
+                    stack.extend((child, node, base, _COPY) for child in children[-2:0:-1])
+                else:
+                    stack.extend((child, node, None, _REBUILD) for child in children[:0:-1])
     return first
 
 
@@ -235,6 +272,7 @@ class _Converter:
         if not setup:
             return [], [], []
         size = self.size
+        grid = index_grid(size)
         out = []
         for name in ("AB", "AW", "AE"):
             raw = setup.get(name)
@@ -252,7 +290,7 @@ class _Converter:
                         points.extend(expand_point_list([value], size))
                     except ValueError:
                         pass
-            out.append([to_index(c, r, size) for c, r in points])
+            out.append([grid[c][r] for c, r in points])
         return out[0], out[1], out[2]
 
     def color(self, ast: ASTNode, raw: list[str]) -> Optional[int]:

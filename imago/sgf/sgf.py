@@ -146,22 +146,30 @@ def loads(data: Union[str, bytes], *, lenient: bool = False,
     with fallbacks) as a GameState with ``current`` at the root, size,
     komi and handicap from ``SZ``/``KM``/``HA`` and the game info in
     ``root.properties``. Raises :class:`SGFError`."""
-    roots = parse(data, lenient=lenient, filename=filename)
-    games = []
+    return list(_games(parse(data, lenient=lenient, filename=filename), lenient, filename))
+
+
+def _games(roots: list[ASTNode], lenient: bool, filename: str) -> Iterator[GameState]:
+    """The games of parsed game trees, one at a time. In lenient mode a
+    game that does not convert is logged and skipped; raises the first
+    error when no game converts."""
     first_error = None
+    count = 0
     for root in roots:
         try:
-            games.append(to_game(root, lenient=lenient))
+            game = to_game(root, lenient=lenient)
         except SGFError as err:
             if not lenient:
                 raise
             log.info("%s; game skipped", err)
             first_error = first_error or err
-    if not games:
+            continue
+        count += 1
+        yield game
+    if not count:
         if first_error is not None:
             raise first_error
         raise SGFError("no game tree found: expected '(;'", filename)
-    return games
 
 
 def load(path: PathLike, *, lenient: bool = False) -> list[GameState]:
@@ -222,21 +230,22 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
     """``(path, game)`` for every game of every SGF file under the given
     files, folders (searched recursively for ``*.sgf``) and glob patterns.
     A file that cannot be read is logged (a warning naming the file and the
-    reason, on the ``imago.sgf`` logger) and skipped."""
+    reason, on the ``imago.sgf`` logger) and skipped, and so is the rest of
+    a collection after a game that cannot be read in strict mode. The games
+    of a collection are converted one at a time, as they are asked for."""
     files, problems = find_sgf_files(paths)
     for problem in problems:
         log.warning("%s", problem)
     for path in map(str, files):
         try:
-            games = load(path, lenient=lenient)
+            with open(path, "rb") as f:
+                data = f.read()
+            for game in _games(parse(data, lenient=lenient, filename=path), lenient, path):
+                yield path, game
         except SGFError as err:
             log.warning("skipping %s", err)
-            continue
         except OSError as err:
             log.warning("skipping %s: %s", path, err.strerror or err)
-            continue
-        for game in games:
-            yield path, game
 
 
 __all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "find_sgf_files",
