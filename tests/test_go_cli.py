@@ -90,16 +90,17 @@ def test_board_marks_last_move_and_keeps_columns_aligned(vertex):
     state.play(BLACK, vertex_to_index("C3", 9))
     state.play(WHITE, vertex_to_index(vertex, 9))
     lines = render_board(state.board, state.current.point).splitlines()
-    assert lines[0] == lines[-1] == "   A B C D E F G H J"
+    assert lines[0] == lines[-1] == "    A B C D E F G H J"
     rows = lines[1:-1]
     assert len({len(r) for r in rows}) == 1, "every row has the same width"
     row = rows[9 - int(vertex[1:])]
     col = "ABCDEFGHJ".index(vertex[0])
-    at = 3 + 2 * col  # where the stone sits under its column letter
+    at = 4 + 2 * col  # where the stone sits under its column letter
     assert lines[0][at] == vertex[0]
     assert row[at - 1:at + 2] == "(O)"
-    assert rows[6][3 + 2 * 2] == "X"  # C3 under C, unmarked
-    assert row.startswith(f" {vertex[1:]}") and row.endswith(vertex[1:])
+    assert rows[6][4 + 2 * 2] == "X"  # C3 under C, unmarked
+    # the row numbers keep a space from the board, even beside an edge marker
+    assert row.startswith(f" {vertex[1:]} ") and row.endswith(f" {vertex[1:]}")
     assert sum(r.count("(") for r in rows) == 1
 
 
@@ -107,10 +108,10 @@ def test_board_shows_star_points_and_coordinates_on_19x19():
     state = GameState(19, 7.5)
     text = render_board(state.board)
     lines = text.splitlines()
-    assert lines[0] == "   A B C D E F G H J K L M N O P Q R S T"
-    assert lines[1].startswith("19 ") and lines[1].endswith(" 19")
-    assert lines[19].startswith(" 1 ") and lines[19].endswith(" 1")
-    assert lines[4][3 + 2 * 3] == "+"  # D16 hoshi
+    assert lines[0] == "    A B C D E F G H J K L M N O P Q R S T"
+    assert lines[1].startswith("19  ") and lines[1].endswith("  19")
+    assert lines[19].startswith(" 1  ") and lines[19].endswith("  1")
+    assert lines[4][4 + 2 * 3] == "+"  # D16 hoshi
     assert "(" not in text
 
 

@@ -28,12 +28,12 @@ def format_board(board: GameBoard, last_move: Optional[int] = None,
     """The board with GTP coordinates on all sides. ``X`` is Black, ``O``
     White, ``+`` a star point; the last move is drawn in parentheses;
     captures, when given, are shown beside the top rows. Row numbers take
-    ``margin`` columns on the left (2 or 3)."""
+    ``margin`` columns on the left (2 or 3), and a space always parts them
+    from the board, so parentheses on an edge stone never touch them."""
     size = board.size
     letters = " ".join(GTP_COLUMNS[:size])
     stars = star_points(size)
-    indent = " " * (margin + 1)
-    right = " " * (margin - 2)
+    indent = " " * (margin + 2)
     lines = [f"{indent}{letters}"]
     last = board.colrow(last_move) if last_move is not None else None
     for row, colours in enumerate(board.rows()):
@@ -50,7 +50,7 @@ def format_board(board: GameBoard, last_move: Optional[int] = None,
         if last is not None and last[1] == row:
             gaps[last[0]], gaps[last[0] + 1] = "(", ")"
         text = "".join(gap + cell for gap, cell in zip(gaps, cells)) + gaps[size]
-        line = f"{number:>{margin}}{text}{right}{number}"
+        line = f"{number:>{margin}} {text} {number}"
         if captures is not None and row == 0:
             line += f"    Black (X) has captured {plural(captures[0], 'stone')}"
         if captures is not None and row == 1:
