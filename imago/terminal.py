@@ -23,6 +23,7 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
+from imago.sgf.errors import clip, quote
 
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
                                     create_algorithm, prepare_in_background)
@@ -293,11 +294,11 @@ class TerminalGame:
         if entry is None:
             if _VERTEX_LIKE.match(word):
                 if argument:
-                    self.say(f"a move takes no argument: {line!r}")
+                    self.say(f"a move takes no argument: {quote(line)}")
                     return
                 self.play_vertex(word)
             else:
-                self.say(f"unknown command {word!r} (type help)")
+                self.say(f"unknown command {quote(word)} (type help)")
             return
         if entry.during_play and self.is_over:
             self.say("the game is over (undo to take moves back, or quit)")
@@ -322,7 +323,7 @@ class TerminalGame:
         except ValueError:
             letters = GTP_COLUMNS[:size]
             hint = " (columns skip I)" if word[0].lower() == "i" else ""
-            self.say(f"not a vertex: {word}{hint}; on this board columns are "
+            self.say(f"not a vertex: {clip(word)}{hint}; on this board columns are "
                      f"{letters[0]}-{letters[-1]} and rows 1-{size}")
             return
         self.human_move(point)
@@ -457,7 +458,7 @@ class TerminalGame:
         try:
             point = vertex_to_index(argument, size)
         except ValueError:
-            self.say(f"not a vertex: {argument}")
+            self.say(f"not a vertex: {clip(argument)}")
             return
         if point is None or board[point] not in (BLACK, WHITE):
             self.say(f"no stone at {argument.upper()}")

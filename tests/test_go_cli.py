@@ -565,3 +565,14 @@ def test_dead_stones_can_be_disputed_after_the_game(tmp_path):
 def test_dead_is_refused_while_the_game_goes_on():
     out, _, _ = hvh(["e5", "dead e5", "quit"])
     assert "dead marks stones after two passes end the game" in out
+
+
+def test_long_or_odd_input_is_quoted_short():
+    out, code, game = hvh(["x" * 100_000, "e" + "9" * 50_000, "e5 " + "y" * 10_000,
+                           "\x00\x01e5", "quit"])
+    assert code == 0 and not game.state.history()
+    answers = [line for line in out.splitlines() if "> " not in line]  # not the echoes
+    assert max(len(line) for line in answers) < 200
+    assert "(100,000 characters) (type help)" in out
+    assert "(50,001 characters)" in out
+    assert "unknown command '\\x00\\x01e5'" in out
