@@ -15,6 +15,7 @@ import pytest
 
 from imago.engine.engine import GameEngine
 from imago.engine.random_algorithm import RandomAlgorithm
+from imago.game import BLACK, EMPTY, vertex_to_index
 from imago.gtp.io import MAX_LINE_BYTES, ImagoIO, read_lines
 
 REPO = Path(__file__).resolve().parent.parent
@@ -204,6 +205,20 @@ def test_loadsgf_refuses_an_illegal_move_naming_it(played, tmp_path):
     assert answer(played, "move_history") == "= white C7\nblack G3\nwhite D6\nblack E5"
 
 
+def test_undo_after_loadsgf_takes_back_moves_not_comment_nodes(played, tmp_path):
+    path = tmp_path / "comments.sgf"
+    path.write_text("(;GM[1]SZ[9]AB[aa];B[ee]C[one];C[two];W[dd];C[three]LB[dd:x])")
+    assert answer(played, f"loadsgf {path}") == "="
+    assert answer(played, "undo") == "="
+    assert answer(played, "move_history") == "= black E5"
+    assert played.state.board.cells[vertex_to_index("D6", 9)] == EMPTY
+    assert answer(played, "undo") == "="
+    assert answer(played, "move_history") == "="
+    assert played.state.board.cells[vertex_to_index("E5", 9)] == EMPTY
+    assert answer(played, "undo") == "? cannot undo"  # setup stones are no move
+    assert played.state.board.cells[vertex_to_index("A9", 9)] == BLACK
+
+
 @pytest.mark.parametrize("record, why", [
     ("(;GM[1]SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[bb])", "illegal move W[bb]: ko"),
     ("(;GM[1]SZ[5]AB[ba][ab];W[aa])", "illegal move W[aa]: suicide"),
@@ -261,3 +276,178 @@ def test_loadsgf_up_to_the_size_limit_reads(played, tmp_path):
     path = path.rename(tmp_path / "limit.sgf")
     assert answer(played, f"loadsgf {path}") == "="
     assert played.state.board.is_empty_board()
+
+
+# ---------------------------------------------------------------- fuzz
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from imago.engine.timecontrol import TimeControl  # noqa: E402
+from imago.gtp import commands, table  # noqa: E402
+from imago.gtp.io import OverlongLine, parse_command  # noqa: E402
+from imago.gtp.table import GtpError  # noqa: E402
+
+FUZZ_EXAMPLES = int(__import__("os").environ.get("IMAGO_GTP_FUZZ_EXAMPLES", "40"))
+"""Examples per fuzz test: a few seconds by default; raise it for a long hunt."""
+
+FUZZ_DIR = "{fuzz}"
+"""Stands for the fuzz test's scratch folder in generated lines."""
+SGF_PATHS = ["/dev/zero", "/nonexistent.sgf", FUZZ_DIR, f"{FUZZ_DIR}/legal.sgf",
+             f"{FUZZ_DIR}/illegal.sgf", f"{FUZZ_DIR}/garbage.sgf"]
+WORDS = SGF_PATHS + [
+         "b", "w", "B", "white", "black", "pass", "PASS", "resign", "A1", "a1", "E5", "D4",
+         "C3", "T19", "J10", "Z1", "I5", "A0", "E5,D4", "D4,,C3", "0", "1", "2", "3", "5", "9",
+         "19", "25", "26", "-1", "+9", "1.5", "-0.5", "1e308", "1e-308", "nan", "inf", "-inf",
+         "2147483647", "2147483648", "99999999999999999999", "1_0", "\u0665", "\u00b2",
+         "interval", "avoid", "allow", "minmoves", "maxmoves", "ownership", "pvVisits",
+         "true", "false", "visits", "c_puct", "batch_size", "resign_threshold",
+         "fpu_reduction", "absolute", "byoyomi", "canadian", "none", "fischer", "alive",
+         "dead", "seki"]
+NAMES = [name for name in commands.COMMANDS if name != "quit"] + ["nosuch", "", "="] \
+    + ["play"] * 8 + ["genmove"] * 3 + ["undo", "boardsize", "loadsgf"]
+NOISE = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x00", "\x7f", "\t", "#", " ",
+         "\u0085", "\u2028", "\ufffd"]
+
+word = st.one_of(st.sampled_from(WORDS), st.integers(-10**12, 10**12).map(str),
+                 st.floats(allow_nan=True, allow_infinity=True).map(repr),
+                 st.text(st.characters(blacklist_categories=("Cs",),
+                                       blacklist_characters="\n "), min_size=1, max_size=8))
+
+
+vertex = st.builds("{}{}".format, st.sampled_from("ABCDEFGHJKLMNOPQRSTUVWXYZ"),
+                   st.integers(1, 26)) | st.sampled_from(["pass", "Z1", "A0", "I5"])
+ARGUMENTS = {table.integer: st.integers(-2, 30).map(str) | word,
+             table.number: st.floats(-1000, 10**6).map(repr) | word,
+             table.color: st.sampled_from(["b", "w", "black", "WHITE", "x"]),
+             table.move_vertex: vertex, table.handicap_vertex: vertex,
+             table.word: word, table.lower_word: word}
+
+
+@st.composite
+def well_formed_args(draw, name: str) -> list[str]:
+    """Arguments shaped as the command table's parsers read them (the
+    values still anything plausible), so that commands also succeed."""
+    spec = commands.COMMANDS.get(name)
+    if spec is None:
+        return []
+    parsers = list(spec.args) + list(spec.optional[:draw(st.integers(0, len(spec.optional)))])
+    if spec.rest is not None:
+        parsers += [spec.rest] * draw(st.integers(0, 4))
+    args = [draw(ARGUMENTS.get(parse, word)) for parse in parsers]
+    if name == "loadsgf":
+        args[0] = draw(st.sampled_from(SGF_PATHS))
+    return args
+
+
+@st.composite
+def command_line(draw) -> bytes:
+    """One command from the table with arguments that may be anything or
+    of the right shape, perhaps an id, perhaps control characters or bytes
+    thrown in."""
+    name = draw(st.sampled_from(NAMES))
+    if draw(st.booleans()):
+        args = draw(well_formed_args(name))
+    else:
+        args = draw(st.lists(word, max_size=6))
+    if name == "printsgf" and args:  # it writes files: only into the scratch folder
+        args = [f"{FUZZ_DIR}/out.sgf"]
+    parts = ([str(draw(st.integers(0, 10**6)))] if draw(st.booleans()) else []) + [name] + args
+    text = " ".join(parts)
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(NOISE)) + text[at:]
+    data = text.encode("utf-8", "surrogatepass")
+    if draw(st.integers(0, 9)) == 0:
+        data += draw(st.binary(max_size=20))
+    return data.replace(b"\n", b"")
+
+
+any_line = st.one_of(command_line(), command_line(), command_line(),
+                     st.binary(max_size=300).map(lambda b: b.replace(b"\n", b"")))
+
+
+def snapshot(engine: GameEngine) -> tuple:
+    """The game a refused command must leave untouched."""
+    state = engine.state
+    return (state.size, state.komi, state.handicap, state.to_move, engine.showboard(),
+            [(n.color, n.point) for n in engine.move_history()],
+            engine.time_control.describe())
+
+
+@pytest.fixture(scope="module")
+def fuzz_dir(tmp_path_factory) -> bytes:
+    folder = tmp_path_factory.mktemp("fuzz")
+    (folder / "legal.sgf").write_text("(;GM[1]SZ[7]KM[0.5];B[dd];W[cc](;B[ee])(;B[aa]))")
+    (folder / "illegal.sgf").write_text(ILLEGAL)
+    (folder / "garbage.sgf").write_bytes(b"(;" + bytes(range(256)))
+    return str(folder).encode()
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(lines=st.lists(any_line, min_size=1, max_size=12))
+def test_fuzz_every_line_gets_one_answer(fuzz_dir, lines):
+    data = b"\n".join(lines).replace(FUZZ_DIR.encode(), fuzz_dir) + b"\n"
+    changed_by_refusal = []
+
+    def execute(session, name, words):
+        before = snapshot(session.engine)
+        try:
+            return commands.execute(session, name, words)
+        except GtpError:
+            if snapshot(session.engine) != before:
+                changed_by_refusal.append((name, words))
+            raise
+
+    engine = GameEngine(RandomAlgorithm(seed=3), 9, 7.5, TimeControl(0.02))
+    out = io.StringIO()
+    ImagoIO(engine, io.BytesIO(data), out, execute=execute).run()
+    expected = sum(1 for line in read_lines(io.BytesIO(data))
+                   if isinstance(line, OverlongLine) or parse_command(line) is not None)
+    answers = responses(out.getvalue())
+    assert len(answers) == expected <= len(lines)
+    assert all(a[:1] in ("=", "?") for a in answers), answers
+    assert not [a for a in answers if "internal error" in a]
+    assert all("\n" not in a for a in answers if a.startswith("?"))
+    assert not changed_by_refusal
+
+
+RECORD = (b"(;GM[1]FF[4]CA[UTF-8]SZ[9]KM[6.5]HA[2]AB[cc][gg]PL[W]C[a comment]\n"
+          b";W[ee];B[ec](;W[dc];B[dd]LB[dd:x])(;W[pass]);B[]\n;W[ed]KO[];B[tt])")
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None)
+@given(cuts=st.lists(st.tuples(st.integers(0, len(RECORD)), st.integers(0, 6), st.binary(
+    max_size=4)), max_size=4), move=st.none() | st.integers(1, 12))
+def test_fuzz_loadsgf_of_mangled_records(fuzz_dir, cuts, move):
+    """Records with bytes cut and inserted load, or are refused with a
+    reason and nothing changed."""
+    data = RECORD
+    for at, length, insert in cuts:
+        data = data[:at] + insert + data[at + length:]
+    path = Path(fuzz_dir.decode()) / "mangled.sgf"
+    path.write_bytes(data)
+    engine = make_engine()
+    assert answer(engine, "play b e5") == "="
+    before = snapshot(engine)
+    reply = answer(engine, f"loadsgf {path}" + ("" if move is None else f" {move}"))
+    if reply.startswith("?"):
+        assert reply.startswith("? cannot load file: ") and "internal error" not in reply
+        assert snapshot(engine) == before
+    else:
+        assert reply == "="
+        # the board is the history's: take every move back and play it again
+        board, moves = answer(engine, "showboard"), answer(engine, "move_history")
+        history = moves[2:].split("\n") if moves != "=" else []
+        node, setup_between = engine.state.current, False
+        while node.parent is not None:
+            setup_between |= node.has_setup
+            node = node.parent
+        if not setup_between:
+            assert all(answer(engine, "undo") == "=" for _ in history)
+            assert answer(engine, "undo") == "? cannot undo"
+            for move in reversed(history):
+                assert answer(engine, f"play {move}") == "=", move
+            unmarked = str.maketrans("()", "  ")  # the last move's mark aside
+            assert answer(engine, "showboard").translate(unmarked) == board.translate(unmarked)
+        assert answer(engine, "genmove b")[:2] == "= "

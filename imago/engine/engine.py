@@ -190,9 +190,20 @@ class GameEngine:
         return self._playout_search
 
     def undo(self) -> None:
-        """Take back the last move. Raises ValueError("cannot undo") when
-        there is none (handicap stones are not moves)."""
-        self.state.undo()
+        """Take back the last move: back to the position before it, the
+        nodes after it that hold no move (an SGF record's comment or setup
+        nodes) dropped with it. Raises ValueError("cannot undo") when no
+        move was played (handicap stones are not moves); the game is then
+        unchanged."""
+        state = self.state
+        move = state.current
+        while move is not None and not move.is_move:
+            move = move.parent
+        if move is None:
+            raise ValueError("cannot undo")
+        while state.current is not move:
+            state.undo()
+        state.undo()
 
     # ------------------------------------------------------------ handicap
     def fixed_handicap(self, stones: int) -> list[int]:
