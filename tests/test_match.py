@@ -103,3 +103,151 @@ def test_game_number_is_substituted_in_engine_commands(tmp_path, capsys):
     assert status == 0
     assert "game 2:" in capsys.readouterr().out
     assert sorted(set(seen.read_text().split())) == ["1", "2"]
+
+
+# ------------------------------------------------------------------ what a user may type
+def run_match(argv, capsys) -> tuple[int, str, str]:
+    """``python -m imago.match ARGV``'s exit status, stdout and stderr."""
+    try:
+        status = match.main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def refused(err: str) -> str:
+    """The one line after argparse's usage."""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("python -m imago.match: error: ") and "Traceback" not in err
+    return last.split(": error: ", 1)[1]
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--games", "-2"], "--games must be at least 1, not -2"),
+    (["--size", "1"], "--size must be 2 to 25, not 1"),
+    (["--size", "26"], "--size must be 2 to 25, not 26"),
+    (["--komi", "nan"], "--komi must be a number from -81 to 81 on 9x9, not nan"),
+    (["--size", "5", "--komi", "-30"], "--komi must be a number from -25 to 25 on 5x5, not -30"),
+    (["--time", "0"], "--time must be a positive number of seconds, not 0"),
+    (["--max-moves", "0"], "--max-moves must be at least 1, not 0"),
+    (["--engine2", ""], "--engine2 is empty: give the engine's command line"),
+    (["--engine2", "'gnugo --mode gtp"], "--engine2: cannot read \"'gnugo --mode gtp\" as a "
+                                         "command line (No closing quotation)"),
+])
+def test_nonsense_options_are_refused_before_any_engine_starts(capsys, options, message):
+    argv = ["--engine1", "no-such-engine", "--engine2", "no-such-engine"] + options
+    status, out, err = run_match(argv, capsys)
+    assert status == 2 and not out
+    assert refused(err).startswith(message)
+
+
+@pytest.mark.parametrize("engine,message", [
+    ("missing", "cannot start '{command}' (No such file or directory)"),
+    ("exits", "'{command}' stopped before answering 'name'; it exited with code 3; its last "
+              "words: 'no weights file here'"),
+    ("garbage", "'{command}' does not speak GTP: malformed answer from "),
+    ("small", "'{command}' cannot play 9x9 (unacceptable size)"),
+])
+def test_an_engine_that_cannot_play_is_named_before_the_first_game(tmp_path, capsys, engine,
+                                                                   message):
+    script = tmp_path / f"{engine}.py"
+    script.write_text({
+        "exits": "import sys\nprint('no weights file here', file=sys.stderr)\nsys.exit(3)\n",
+        "garbage": "import sys\nfor line in sys.stdin:\n    print('hello there', flush=True)\n",
+        "small": textwrap.dedent("""
+            import sys
+            for line in sys.stdin:
+                words = line.split() or ['']
+                if words[0] == 'boardsize':
+                    print('? unacceptable size\\n', flush=True)
+                elif words[0] == 'quit':
+                    break
+                else:
+                    print('= small\\n', flush=True)
+        """)}.get(engine, ""))
+    command = str(tmp_path / "no-such-engine") if engine == "missing" else \
+        f"{sys.executable} {script}"
+    sgf_dir = tmp_path / "games"
+    status, out, err = run_match(["--engine1", IMAGO, "--engine2", command, "--games", "2",
+                                  "--sgf-dir", str(sgf_dir), "--referee", "imago"], capsys)
+    assert status == 2 and "game 1" not in out
+    assert refused(err).startswith("--engine2: " + message.format(command=command))
+    assert not list(sgf_dir.glob("*.sgf"))
+
+
+def test_sgf_dir_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "games").write_text("a file")
+    status, _, err = run_match(["--engine1", IMAGO, "--engine2", IMAGO,
+                                "--sgf-dir", str(tmp_path / "games")], capsys)
+    assert status == 2
+    assert refused(err) == f"--sgf-dir: {tmp_path / 'games'} is a file, not a folder"
+
+
+def test_a_second_match_keeps_the_first_ones_sgf_files(tmp_path, capsys):
+    sgf_dir = tmp_path / "games"
+    sgf_dir.mkdir()
+    (sgf_dir / "game-001.sgf").write_text("(;GM[1]C[an earlier match])")
+    (sgf_dir / "game-007.sgf").write_text("(;GM[1]C[an earlier match])")
+    status, out, _ = run_match(["--engine1", IMAGO, "--engine2", IMAGO, "--games", "1",
+                                "--size", "5", "--referee", "imago", "--sgf-dir", str(sgf_dir)],
+                               capsys)
+    assert status == 0
+    assert "start at game-008.sgf" in out
+    assert (sgf_dir / "game-001.sgf").read_text() == "(;GM[1]C[an earlier match])"
+    assert "PB[" in (sgf_dir / "game-008.sgf").read_text()
+
+
+def test_an_interrupted_match_reports_the_games_it_finished(tmp_path, capsys, monkeypatch):
+    from imago.match import tool
+
+    games = []
+
+    def play_then_interrupt(*args, **kw):
+        if games:
+            raise KeyboardInterrupt
+        games.append(1)
+        return real_play_game(*args, **kw)
+
+    real_play_game = tool.play_game
+    monkeypatch.setattr(tool, "play_game", play_then_interrupt)
+    sgf_dir = tmp_path / "games"
+    status, out, err = run_match(["--engine1", IMAGO, "--engine2", IMAGO, "--games", "3",
+                                  "--size", "5", "--referee", "imago", "--sgf-dir",
+                                  str(sgf_dir)], capsys)
+    assert status == 130
+    assert "interrupted after 1 of 3 games" in err
+    assert "game 1:" in out and "\n1 games\n" in out and "95% CI" in out
+    assert [p.name for p in sgf_dir.glob("*.sgf")] == ["game-001.sgf"]
+
+
+def test_an_engine_that_cannot_start_mid_match_keeps_the_games_played(tmp_path, capsys):
+    engine = tmp_path / "bin1" / "engine"
+    engine.parent.mkdir()
+    engine.write_text(f"#!{sys.executable}\nimport os, sys\n"
+                      f"os.execv(sys.executable, {IMAGO.split()!r})\n")
+    engine.chmod(0o755)
+    command = str(tmp_path / "bin{game}" / "engine")  # bin2 is not there
+    status, out, err = run_match(["--engine1", command, "--engine2", IMAGO, "--games", "3",
+                                  "--size", "5", "--referee", "imago"], capsys)
+    assert status == 1
+    assert "game 1:" in out and "\n1 games\n" in out
+    assert (f"match stopped after 1 of 3 games: cannot start engine 1 for game 2: "
+            f"'{tmp_path / 'bin2' / 'engine'}' (No such file or directory)") in err
+
+
+def test_a_forfeit_says_what_went_wrong(tmp_path, capsys):
+    bad = fake_engine(tmp_path, "quitter", "sys.exit(3)")
+    status, out, _ = run_match(["--engine1", bad, "--engine2", IMAGO, "--games", "1",
+                                "--size", "5", "--referee", "imago"], capsys)
+    assert status == 0
+    assert "W+F (crash, 0 moves: quitter exited (code 3))" in out
+
+
+def test_help_shows_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        match.main(["--help"])
+    text = capsys.readouterr().out
+    assert "(default: 2)" in text and "(default: 9)" in text and "(default: 7.5)" in text
+    assert "(default: no limit)" in text and "example:" in text

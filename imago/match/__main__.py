@@ -1,7 +1,7 @@
-"""``python -m imago.match``: see :mod:`imago.match.tool`."""
+"""``python -m imago.match``: see :mod:`imago.match.cli`."""
 
 import sys
 
-from .tool import main
+from .cli import main
 
 sys.exit(main())

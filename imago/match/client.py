@@ -15,6 +15,10 @@ class GTPError(RuntimeError):
     """The engine answered ``?`` (``message`` is its text)."""
 
 
+class GTPMalformed(GTPError):
+    """The engine answered something that is not a GTP answer."""
+
+
 class EngineDied(RuntimeError):
     """The engine exited or closed its output."""
 
@@ -25,13 +29,18 @@ class GTPTimeout(RuntimeError):
 
 class GTPClient:
     """One engine process. ``send`` writes a command and returns the answer's
-    text (without ``=``), raising :class:`GTPError` on ``?``,
+    text (without ``=``), raising :class:`GTPError` on ``?`` (its subclass
+    :class:`GTPMalformed` for a line that is no GTP answer),
     :class:`EngineDied` if the process is gone and :class:`GTPTimeout` after
-    ``timeout`` seconds. Its stderr goes to ``stderr`` (default: discarded)."""
+    ``timeout`` seconds. Its stderr goes to ``stderr`` (default: discarded).
+    Starting it raises OSError when the program cannot be run, ValueError
+    for an empty command or unbalanced quotes."""
 
     def __init__(self, command: Union[str, Sequence[str]], name: Optional[str] = None,
                  stderr=subprocess.DEVNULL, cwd: Optional[str] = None):
         argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("empty engine command")
         self.command = argv
         self.name = name or os.path.basename(argv[0])
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -68,6 +77,10 @@ class GTPClient:
                 continue  # stray blank lines between answers
             if not line.strip():
                 break
+            if not lines and line[:1] not in ("=", "?"):
+                # no GTP answer starts so: say so now, not after waiting for a blank line
+                raise GTPMalformed(f"malformed answer from {self.name} to "
+                                   f"{command.split()[0]!r}: {line[:80]!r}")
             lines.append(line)
         first, rest = lines[0], lines[1:]
         status, text = first[:1], first[1:]
@@ -78,8 +91,6 @@ class GTPClient:
         body = "\n".join([text.strip()] + rest).strip()
         if status == "?":
             raise GTPError(body)
-        if status != "=":
-            raise GTPError(f"malformed answer from {self.name}: {first!r}")
         return body
 
     def close(self, timeout: float = 2.0) -> None:

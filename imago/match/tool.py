@@ -1,25 +1,21 @@
-"""Play matches between two GTP engines: ``python -m imago.match``.
+"""Play matches between two GTP engines: the games, the referee, the report.
 
 Engines alternate colours game by game. Every move is checked with imago's
 own rules; an illegal move, a crash or a move slower than the time limit
 loses the game. Finished games are scored by a referee (GNU Go's
 ``final_score`` when it is installed, else imago's own count, the one
-behind its ``final_score``) and saved as SGF. The report gives each
-engine's wins with a 95% (Wilson) interval, mean and maximum seconds per
-move, and losses by illegal move, crash or time.
-
-Example::
-
-    python -m imago.match --engine1 "python imagocli.py --algorithm uct" \\
-        --engine2 "gnugo --mode gtp --level 1 --seed {game}" --games 10 --size 9 --time 2
+behind its ``final_score``) and saved as SGF as each ends. The report gives
+each engine's wins with a 95% (Wilson) interval, mean and maximum seconds
+per move, and losses by illegal move, crash or time. The command line
+(``python -m imago.match``) is :mod:`.cli`.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -38,6 +34,7 @@ class GameRecord:
     winner: Optional[int] = None          # BLACK, WHITE or None (draw / no result)
     result: str = ""                      # SGF-style: B+3.5, W+R, B+T, W+F, ...
     reason: str = ""                      # score, resign, illegal, crash, time, max moves
+    detail: str = ""                      # what went wrong, for a forfeit
     moves: int = 0
     seconds: dict = field(default_factory=lambda: {BLACK: [], WHITE: []})
     sgf_path: str = ""
@@ -70,7 +67,9 @@ def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, fl
 
 
 def find_gnugo() -> Optional[str]:
-    return shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)
+    """GNU Go's program, when it is installed."""
+    installed = "/usr/games/gnugo"
+    return shutil.which("gnugo") or (installed if os.path.exists(installed) else None)
 
 
 class Referee:
@@ -81,7 +80,7 @@ class Referee:
     def __init__(self, kind: str = "auto"):
         self.gnugo = find_gnugo() if kind in ("auto", "gnugo") else None
         if kind == "gnugo" and self.gnugo is None:
-            raise SystemExit("the GNU Go referee was asked for but gnugo is not installed")
+            raise ValueError("--referee gnugo: GNU Go is not installed (gnugo not found)")
         self.name = "GNU Go" if self.gnugo else "imago"
 
     def score(self, game: GameState, moves: list[tuple[int, Optional[int]]]) -> str:
@@ -108,10 +107,11 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
     # an engine gets its time plus a margin for process and protocol latency
     limit = None if seconds is None else seconds * 1.5 + 2.0
 
-    def forfeit(loser: int, reason: str, letter: str) -> None:
+    def forfeit(loser: int, reason: str, letter: str, detail: object = "") -> None:
         record.winner = 3 - loser
         record.result = f"{color_letter(3 - loser)}+{letter}"
         record.reason = reason
+        record.detail = str(detail)
 
     for color, engine in engines.items():
         try:
@@ -123,8 +123,8 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
                     engine.send(f"time_settings 0 {max(1, round(seconds))} 1", timeout=60)
                 except GTPError:
                     pass
-        except (GTPError, EngineDied, GTPTimeout):
-            forfeit(color, "crash", "F")
+        except (GTPError, EngineDied, GTPTimeout) as err:
+            forfeit(color, "crash", "F", err)
             return record, game
     color = BLACK
     while True:
@@ -135,16 +135,16 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
         start = time.perf_counter()
         try:
             answer = engine.send(f"genmove {color_letter(color)}", timeout=limit)
-        except GTPTimeout:
-            forfeit(color, "time", "T")
+        except GTPTimeout as err:
+            forfeit(color, "time", "T", err)
             break
-        except (GTPError, EngineDied):
-            forfeit(color, "crash", "F")
+        except (GTPError, EngineDied) as err:
+            forfeit(color, "crash", "F", err)
             break
         elapsed = time.perf_counter() - start
         record.seconds[color].append(elapsed)
         if seconds is not None and elapsed > limit:
-            forfeit(color, "time", "T")
+            forfeit(color, "time", "T", f"{engine.name} took {elapsed:.1f} s")
             break
         word = answer.strip().lower()
         if word == "resign":
@@ -153,14 +153,14 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
         try:
             point = vertex_to_index(word, size)
             game.play(color, point)
-        except (ValueError, IllegalMoveError):
-            forfeit(color, "illegal", "F")
+        except (ValueError, IllegalMoveError) as err:
+            forfeit(color, "illegal", "F", f"{engine.name} played {answer[:40]!r}: {err}")
             break
         moves.append((color, point))
         try:
             other.send(f"play {color_letter(color)} {word}", timeout=60)
-        except (GTPError, EngineDied, GTPTimeout):
-            forfeit(3 - color, "crash", "F")
+        except (GTPError, EngineDied, GTPTimeout) as err:
+            forfeit(3 - color, "crash", "F", err)
             break
         if game.consecutive_passes() >= 2:
             record.reason = "score"
@@ -200,99 +200,81 @@ def report(stats: list[EngineStats], games: int) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m imago.match", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--engine1", required=True,
-                        help="command line of the first engine ({game} becomes the game "
-                             "number, e.g. for --seed {game})")
-    parser.add_argument("--engine2", required=True, help="command line of the second engine")
-    parser.add_argument("--name1", help="display name of engine 1")
-    parser.add_argument("--name2", help="display name of engine 2")
-    parser.add_argument("--games", type=int, default=2)
-    parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--komi", type=float, default=7.5)
-    parser.add_argument("--time", type=float, default=None,
-                        help="seconds per move (exceeding it by half plus 2 s loses)")
-    parser.add_argument("--max-moves", type=int, default=None,
-                        help="stop and score after this many moves (default 3 x points)")
-    parser.add_argument("--sgf-dir", default=None, help="save each game here as SGF")
-    parser.add_argument("--referee", choices=("auto", "gnugo", "imago"), default="auto")
-    parser.add_argument("--show-stderr", action="store_true", help="let engines' stderr through")
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
-    referee = Referee(args.referee)
-    max_moves = args.max_moves or 3 * args.size * args.size
-    if args.sgf_dir:
-        os.makedirs(args.sgf_dir, exist_ok=True)
-    stderr = None if args.show_stderr else subprocess_devnull()
-    names = [args.name1 or engine_name(args.engine1.replace("{game}", "1")),
-             args.name2 or engine_name(args.engine2.replace("{game}", "1"))]
-    if names[0] == names[1]:
-        names = [names[0] + " (1)", names[1] + " (2)"]
-    stats = [EngineStats(names[0]), EngineStats(names[1])]
-    print(f"match: {names[0]} vs {names[1]}, {args.games} games, {args.size}x{args.size}, "
-          f"komi {args.komi:g}, referee {referee.name}", flush=True)
-    for number in range(args.games):
-        first_black = number % 2 == 0
-        order = (0, 1) if first_black else (1, 0)
-        commands = [c.replace("{game}", str(number + 1)) for c in (args.engine1, args.engine2)]
-        clients = []
+@dataclass
+class MatchSettings:
+    """What a match is; :mod:`.cli` fills it from the command line."""
+    commands: tuple[str, str]             # engine command lines; {game} becomes the game number
+    names: tuple[str, str]
+    games: int = 2
+    size: int = 9
+    komi: float = 7.5
+    seconds: Optional[float] = None       # per move
+    max_moves: Optional[int] = None       # default 3 x points
+    sgf_dir: Optional[str] = None
+    first_sgf: int = 1                    # number of the first SGF file written
+    show_stderr: bool = False
+
+
+class Match:
+    """The games of a match, played one by one; :attr:`stats` and
+    :attr:`records` always hold the games finished so far, each saved as SGF
+    when it ends, so a match stopped early loses only the game in play."""
+
+    def __init__(self, settings: MatchSettings, referee: Referee):
+        self.settings = settings
+        self.referee = referee
+        self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+        self.records: list[GameRecord] = []
+
+    @property
+    def played(self) -> int:
+        return len(self.records)
+
+    def play(self, out=print) -> None:
+        """Every game, one line each through ``out``. Raises OSError or
+        ValueError when an engine cannot be started (the games before it
+        stay counted)."""
+        for number in range(self.played, self.settings.games):
+            record = self.play_game(number)
+            out(f"game {number + 1}: B {record.black} - W {record.white}: "
+                f"{record.result or '?'} ({record.reason}, {record.moves} moves"
+                f"{': ' + record.detail if record.detail else ''})")
+
+    def play_game(self, number: int) -> GameRecord:
+        """Game ``number`` (from 0): engine 1 has Black in even games."""
+        s = self.settings
+        order = (0, 1) if number % 2 == 0 else (1, 0)
+        commands = [c.replace("{game}", str(number + 1)) for c in s.commands]
+        stderr = None if s.show_stderr else subprocess.DEVNULL
+        clients: list[GTPClient] = []
         try:
             for i in order:
-                clients.append(GTPClient(commands[i], name=names[i], stderr=stderr))
-        except OSError as err:
-            print(f"cannot start engine: {err}", file=sys.stderr)
-            return 2
-        try:
-            record, game = play_game(clients[0], clients[1], args.size, args.komi, args.time,
-                                     max_moves, referee)
+                try:
+                    clients.append(GTPClient(commands[i], name=s.names[i], stderr=stderr))
+                except OSError as err:
+                    raise OSError(f"cannot start engine {i + 1} for game {number + 1}: "
+                                  f"{commands[i]!r} ({err.strerror or err})") from None
+            record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
+                                     s.max_moves or 3 * s.size * s.size, self.referee)
         finally:
-            for c in clients:
-                c.close()
-        black_stats, white_stats = stats[order[0]], stats[order[1]]
-        black_stats.seconds += record.seconds[BLACK]
-        white_stats.seconds += record.seconds[WHITE]
+            for client in clients:
+                client.close()
+        black, white = self.stats[order[0]], self.stats[order[1]]
+        black.seconds += record.seconds[BLACK]
+        white.seconds += record.seconds[WHITE]
         if record.winner is None:
-            black_stats.draws += 1
-            white_stats.draws += 1
+            black.draws += 1
+            white.draws += 1
         else:
-            winner, loser = (black_stats, white_stats) if record.winner == BLACK else \
-                (white_stats, black_stats)
+            winner, loser = (black, white) if record.winner == BLACK else (white, black)
             winner.wins += 1
             loser.lost(record.reason)
-        if args.sgf_dir:
-            path = os.path.join(args.sgf_dir, f"game-{number + 1:03d}.sgf")
+        if s.sgf_dir:
+            path = os.path.join(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf")
             try:
                 save_sgf(game, path)
                 record.sgf_path = path
-            except Exception as err:  # saving must never stop a match
+            except Exception as err:  # noqa: BLE001 - saving must never stop a match
                 print(f"could not save {path}: {err}", file=sys.stderr)
-        print(f"game {number + 1}: B {record.black} - W {record.white}: {record.result or '?'} "
-              f"({record.reason}, {record.moves} moves)", flush=True)
-    print(report(stats, args.games))
-    return 0
-
-
-def engine_name(command: str) -> str:
-    """``name version`` as the engine reports them (the command if it cannot)."""
-    try:
-        with GTPClient(command) as probe:
-            name = probe.send("name", timeout=60)
-            try:
-                version = probe.send("version", timeout=60)
-            except GTPError:
-                version = ""
-        return f"{name} {version}".strip() or command
-    except (OSError, GTPError, EngineDied, GTPTimeout):
-        return command.split()[0]
-
-
-def subprocess_devnull():
-    import subprocess
-    return subprocess.DEVNULL
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        self.records.append(record)
+        return record
