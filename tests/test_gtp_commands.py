@@ -461,4 +461,5 @@ def test_printsgf(engine, sgf_file, tmp_path):
     ok(engine, "clear_board")
     ok(engine, f"loadsgf {out}")
     assert stone(engine, "E5") == BLACK and engine.state.current.is_pass
-    assert error(engine, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}") == "cannot save file"
+    assert error(engine, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}") == \
+        "cannot save file: No such file or directory"

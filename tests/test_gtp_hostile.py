@@ -266,6 +266,27 @@ def test_loadsgf_refuses_hostile_files_at_once(played, tmp_path):
     assert answer(played, f"loadsgf {garbage} 99999999999") == "? syntax error"
 
 
+def test_printsgf_writes_regular_files_only(played, tmp_path):
+    import os
+
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # someone is listening
+    try:
+        for path, reason in ((fifo, "not a regular file"), ("/dev/null", "not a regular file"),
+                             (tmp_path, "Is a directory")):
+            assert answer(played, f"printsgf {path}") == f"? cannot save file: {reason}"
+        assert os.read(reader, 100) == b""
+    finally:
+        os.close(reader)
+    lonely = tmp_path / "lonely.fifo"
+    os.mkfifo(lonely)  # nobody reads: refused at once, not waited on
+    assert answer(played, f"printsgf {lonely}").startswith("? cannot save file: ")
+    out = tmp_path / "game.sgf"
+    assert answer(played, f"printsgf {out}") == "="
+    assert out.read_text(encoding="utf-8").startswith("(;")
+
+
 def test_loadsgf_up_to_the_size_limit_reads(played, tmp_path):
     from imago.engine.engine import MAX_SGF_BYTES
 

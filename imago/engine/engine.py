@@ -13,7 +13,7 @@ import logging
 import os
 import stat
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
@@ -36,18 +36,26 @@ file's size in memory (a 2 MiB line of passes: 650 MB, 7 s), so a larger
 (or endless) file is refused unread."""
 
 
-def read_regular_file(path: str, limit: int) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes. A directory,
-    device (``/dev/zero``), FIFO or socket is refused (ValueError) without
-    waiting on it, and so is a longer file, of which only ``limit + 1``
-    bytes are read. Raises OSError when the file cannot be opened."""
+def open_regular_file(path: str, mode: str, **options: Any) -> IO:
+    """``open(path, mode, **options)`` for a regular file only: a
+    directory, device (``/dev/zero``, ``/dev/stdout``), FIFO or socket is
+    refused with ValueError, without waiting for a FIFO's other end (which
+    an ordinary open would, for ever). Raises OSError as ``open`` does."""
     def opener(name: str, flags: int) -> int:
-        # no waiting for a writer when the name is a FIFO
         return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
 
-    with open(path, "rb", buffering=0, opener=opener) as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise ValueError("not a regular file")
+    f = open(path, mode, opener=opener, **options)
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise ValueError("not a regular file")
+    return f
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """The bytes of a regular file (see :func:`open_regular_file`) of at
+    most ``limit`` bytes; a longer file is refused (ValueError) after
+    reading ``limit + 1`` bytes of it."""
+    with open_regular_file(path, "rb", buffering=0) as f:
         chunks, size = [], 0
         while size <= limit:
             chunk = f.read(limit + 1 - size)
@@ -327,10 +335,14 @@ class GameEngine:
         return sgf.dumps(self.state)
 
     def save_sgf(self, path: str) -> None:
-        """Write the game as an SGF file. Raises OSError."""
+        """Write the game to an SGF file (UTF-8). Raises OSError, or
+        ValueError when ``path`` names no regular file (a FIFO, or
+        ``/dev/stdout``, where the text would corrupt the protocol)."""
         from imago import sgf
 
-        sgf.save(path, self.state)
+        text = sgf.dumps(self.state)
+        with open_regular_file(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
 
     # ------------------------------------------------------------ views
     def showboard(self) -> str:
@@ -359,4 +371,4 @@ class GameEngine:
 
 
 __all__ = ["GameEngine", "IllegalMoveError", "MAX_SGF_BYTES", "STATUSES", "ALIVE", "DEAD",
-           "SEKI", "keep_main_line", "read_regular_file"]
+           "SEKI", "keep_main_line", "open_regular_file", "read_regular_file"]

@@ -204,14 +204,14 @@ def _loadsgf(engine: GameEngine, path: str, move_number: Optional[int] = None) -
         engine.load_sgf(path, move_number)
     except (OSError, ValueError) as error:
         log.warning("cannot load %s: %s", path, error)
-        raise GtpError(f"cannot load file: {_load_reason(error)}") from None
+        raise GtpError(f"cannot load file: {_file_reason(error)}") from None
     return ""
 
 
-def _load_reason(error: Exception) -> str:
-    """Why a file could not be loaded, without its name: the system's words
-    for OSError, the line and column of an SGF error (``illegal move
-    B[dd]: occupied``), else the error's text."""
+def _file_reason(error: Exception) -> str:
+    """Why a file could not be read or written, without its name: the
+    system's words for OSError, the line and column of an SGF error
+    (``illegal move B[dd]: occupied``), else the error's text."""
     if isinstance(error, OSError):
         return error.strerror or type(error).__name__
     reason = getattr(error, "reason", None) or str(error)
@@ -225,9 +225,9 @@ def _printsgf(engine: GameEngine, path: Optional[str] = None) -> str:
         return engine.sgf_text()
     try:
         engine.save_sgf(path)
-    except OSError as error:
+    except (OSError, ValueError) as error:
         log.warning("cannot save %s: %s", path, error)
-        raise GtpError("cannot save file") from None
+        raise GtpError(f"cannot save file: {_file_reason(error)}") from None
     return ""
 
 
