@@ -2,10 +2,36 @@
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
-run). With no topic, ``board`` runs.
+run). With no topic, ``board`` runs. ``--help`` lists the topics with
+:data:`ABOUT` (or the first line of a module's docstring) and the options
+of :data:`OPTIONS`.
 """
 
 TOPICS = ("board", "sgf", "nn", "mcts")
+
+ABOUT = {
+    "board": "random games as playouts play them (legal, no own-eye filling, until two "
+             "passes): moves/s through random_move + place, GameBoard.play and "
+             "GameState.play, on 9x9 and 19x19",
+    "sgf": "parsing and loading SGF files beside sgfmill on the same files (pip install -e "
+           "'.[bench]'), then peak memory of large records in fresh interpreters",
+    "nn": "feature encoding per plane set, each shipped model's positions/s at batch 1, 8 "
+          "and 32, and training samples/s from cached shards against arrays in memory",
+    "mcts": "search visits/s against the network's own batched throughput on 9x9 and "
+            "19x19, seconds per move, memory per visit, 64 searches sharing one evaluator",
+}
+"""One sentence on what each benchmark measures."""
+
+OPTIONS = {
+    "quick": ((), None, "shorter runs, for a first look (every benchmark)"),
+    "batch": (("mcts",), "N", "positions per network call (default: 16)"),
+    "model": (("mcts",), "PATH", "the network to search with, or none for random "
+                                 "playouts (default: the shipped residual model)"),
+    "dir": (("sgf",), "FOLDER", "the SGF files to read (default: ../shared/data/gnugo9)"),
+}
+"""``--name``: (the benchmarks that read it, or () for all; its value's
+name, or None for a flag; help). A topic reads ``--quick`` and
+``--name=VALUE`` from the arguments it is given."""
 
 
 def peak_rss_mb() -> float:
