@@ -266,6 +266,17 @@ def test_loadsgf_refuses_hostile_files_at_once(played, tmp_path):
     assert answer(played, f"loadsgf {garbage} 99999999999") == "? syntax error"
 
 
+def test_loadsgf_of_an_unreadable_file_says_so(played, tmp_path):
+    import os
+
+    path = tmp_path / "secret.sgf"
+    path.write_text("(;GM[1]SZ[9];B[ee])")
+    path.chmod(0)
+    if os.access(path, os.R_OK):
+        pytest.skip("running as root: no file is unreadable")
+    assert answer(played, f"loadsgf {path}") == "? cannot load file: Permission denied"
+
+
 def test_printsgf_writes_regular_files_only(played, tmp_path):
     import os
 
