@@ -59,3 +59,32 @@ def test_command_line_refuses_a_missing_model(tmp_path, capsys):
     assert main(["--model", str(tmp_path / "none.keras"), "--games", "1",
                  "--output", str(tmp_path / "out")]) == 1
     assert "cannot load" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--parallel", "-1"], "--parallel must be at least 1, not -1"),
+    (["--size", "30"], "--size must be 2 to 25, not 30"),
+    (["--komi", "inf"], "--komi must be a number from -81 to 81 on 9x9, not inf"),
+    (["--temperature", "0"], "--temperature must be a positive number, not 0"),
+    (["--late-temperature", "nan"], "--late-temperature must be a positive number, not nan"),
+    (["--sample-moves", "-3"], "--sample-moves must be 0 or more, not -3"),
+    (["--seed", "-1"], "--seed must be from 0 to 2**32 - 1, not -1"),
+])
+def test_command_line_refuses_nonsense_before_loading_a_model(tmp_path, capsys, options,
+                                                              message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--output", str(tmp_path / "out"), "--model", "no-such.keras"] + options)
+    assert exit_.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == f"python -m imago.training.selfplay: error: {message}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_command_line_refuses_an_output_that_is_a_file(tmp_path, capsys):
+    (tmp_path / "out").write_text("a file")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--output", str(tmp_path / "out"), "--model", "no-such.keras"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(
+        f"error: --output: {tmp_path / 'out'} is a file, not a folder")

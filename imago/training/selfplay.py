@@ -21,6 +21,7 @@ Run ``python -m imago.training.selfplay --help``.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -29,8 +30,12 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from imago.game import GameState, count
+from imago.game.coords import MAX_SIZE
 from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
+
+from .options import HelpFormatter
+from .start import writable_folder
 
 PASS_MOVE = None
 
@@ -124,30 +129,60 @@ def write_games(network, output: Path, games: int, prefix: str = "selfplay",
             "white_wins": wins["W"], "mean_moves": moves / max(games, 1)}
 
 
+def option_problems(args: argparse.Namespace) -> list[str]:
+    """One line for each option value of the command line that makes no sense."""
+    out = []
+    for name in ("games", "parallel"):
+        if getattr(args, name) < 1:
+            out.append(f"--{name} must be at least 1, not {getattr(args, name)}")
+    if not 2 <= args.size <= MAX_SIZE:
+        out.append(f"--size must be 2 to {MAX_SIZE}, not {args.size}")
+    elif not (math.isfinite(args.komi) and abs(args.komi) <= args.size * args.size):
+        out.append(f"--komi must be a number from -{args.size * args.size} to "
+                   f"{args.size * args.size} on {args.size}x{args.size}, not {args.komi:g}")
+    for name in ("temperature", "late_temperature"):
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value > 0):
+            out.append(f"--{name.replace('_', '-')} must be a positive number, not {value:g}")
+    if args.sample_moves < 0:
+        out.append(f"--sample-moves must be 0 or more, not {args.sample_moves}")
+    if args.seed is not None and not 0 <= args.seed < 2 ** 32:
+        out.append(f"--seed must be from 0 to 2**32 - 1, not {args.seed}")
+    return out
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m imago.training.selfplay",
-        description="Play the policy network against itself and save the games as SGF "
-                    "(training data for the value head).")
-    parser.add_argument("--model", default=None,
+        prog="python -m imago.training.selfplay", formatter_class=HelpFormatter,
+        description="Play the policy network against itself and save the games as SGF\n"
+                    "(training data for the value head: train.py --init MODEL "
+                    "--train-heads value).")
+    parser.add_argument("--model", default=None, metavar="FILE",
                         help="network file (default: the shipped residual network)")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--output", required=True, help="folder for the SGF files")
-    parser.add_argument("--size", type=int, default=9)
-    parser.add_argument("--komi", type=float, default=7.5)
-    parser.add_argument("--parallel", type=int, default=128,
+    parser.add_argument("--games", type=int, default=1000, metavar="N",
+                        help="games to play")
+    parser.add_argument("--output", required=True, metavar="DIR",
+                        help="folder for the SGF files (numbered after those already there)")
+    parser.add_argument("--size", type=int, default=9, metavar="N", help="board size")
+    parser.add_argument("--komi", type=float, default=7.5, help="komi for White")
+    parser.add_argument("--parallel", type=int, default=128, metavar="N",
                         help="games sharing each network call")
-    parser.add_argument("--temperature", type=float, default=1.0,
+    parser.add_argument("--temperature", type=float, default=1.0, metavar="T",
                         help="sampling temperature of the first --sample-moves moves")
-    parser.add_argument("--sample-moves", type=int, default=12)
-    parser.add_argument("--late-temperature", type=float, default=0.25,
+    parser.add_argument("--sample-moves", type=int, default=12, metavar="N",
+                        help="moves played at --temperature")
+    parser.add_argument("--late-temperature", type=float, default=0.25, metavar="T",
                         help="sampling temperature after them")
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, metavar="N",
+                        help="random seed (default: a new one every run)")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.parallel < 1:
-        parser.error("--games and --parallel must be at least 1")
-    if not (args.temperature > 0 and args.late_temperature > 0):
-        parser.error("temperatures must be positive")
+    problems = option_problems(args)
+    if problems:
+        parser.error("; ".join(problems))
+    try:
+        output = writable_folder(args.output, "--output")
+    except ValueError as err:
+        parser.error(str(err))
 
     from imago.nn.evaluator import default_model_path
     from imago.nn.networks import ModelSizeError, load_network
@@ -162,10 +197,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (OSError, ValueError, ModelSizeError) as err:
         print(f"selfplay: cannot load {model}: {err}", file=sys.stderr)
         return 1
-    summary = write_games(network, Path(args.output), args.games, size=args.size,
-                          komi=args.komi, parallel=args.parallel, temperature=args.temperature,
-                          sample_moves=args.sample_moves, late_temperature=args.late_temperature,
-                          seed=args.seed, progress=lambda line: print(line, flush=True))
+    try:
+        summary = write_games(network, output, args.games, size=args.size, komi=args.komi,
+                              parallel=args.parallel, temperature=args.temperature,
+                              sample_moves=args.sample_moves,
+                              late_temperature=args.late_temperature, seed=args.seed,
+                              progress=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print(f"selfplay: interrupted; the games finished are in {output}", file=sys.stderr)
+        return 130
     print(f"{summary['games']} games in {summary['seconds']:.0f} s: Black won "
           f"{summary['black_wins']}, White {summary['white_wins']}; "
           f"{summary['mean_moves']:.0f} moves a game")
