@@ -31,9 +31,9 @@ STATUSES = (ALIVE, DEAD, SEKI)
 
 MAX_SGF_BYTES = 2 << 20
 """The largest SGF file :meth:`GameEngine.load_sgf` reads: 2 MiB, half as
-much again as Kogo's Joseki Dictionary. Parsing costs some 300 times the
-file's size in memory (a 2 MiB line of passes: 650 MB, 7 s), so a larger
-(or endless) file is refused unread."""
+much again as Kogo's Joseki Dictionary. Reading a record costs some 170
+times its size in memory (a 2 MiB line of passes: 380 MB and 4 s), so a
+larger (or endless) file is refused unread."""
 
 
 def open_regular_file(path: str, mode: str, **options: Any) -> IO:
