@@ -142,3 +142,31 @@ def test_model_files_that_are_no_models_are_named(tmp_path):
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ValueError, match="not a model's metadata"):
         ModelFile(tmp_path / "bad.keras")
+
+
+def test_gtp_boardsize_names_the_networks_sizes_and_keeps_the_game():
+    from imago.engine.engine import GameEngine
+    from imago.game import BLACK, vertex_to_index
+    from imago.gtp.io import ImagoIO
+    import io
+
+    engine = GameEngine(create_algorithm("policy", model=str(MODELS / "conv9.keras")), 9)
+    engine.play(BLACK, vertex_to_index("E5", 9))
+    out = io.StringIO()
+    ImagoIO(engine, io.StringIO("boardsize 13\nboardsize 1\n"), out).run()
+    assert out.getvalue() == ("? unacceptable size (conv9.keras: this conv network was made "
+                              "for 9x9 boards, not 13x13)\n\n? unacceptable size\n\n")
+    assert engine.size == 9 and len(engine.state.history()) == 1
+
+
+def test_imagocli_starts_on_9x9_with_a_9x9_network_and_refuses_another_size():
+    command = [sys.executable, str(REPO / "imagocli.py"), "-a", "policy",
+               "-o", "model=models/conv9.keras"]
+    proc = subprocess.run(command, input="query_boardsize\nshowboard\n", capture_output=True,
+                          text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 0 and "A B C D E F G H J\n" in proc.stdout
+    assert " K " not in proc.stdout
+    proc = subprocess.run(command + ["--size", "13"], input="", capture_output=True,
+                          text=True, cwd=REPO, timeout=120)
+    assert proc.returncode == 2
+    assert "--size 13: conv9.keras: this conv network was made for 9x9 boards" in proc.stderr

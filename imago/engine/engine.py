@@ -119,8 +119,10 @@ class GameEngine:
         return self.state.size
 
     def set_board_size(self, size: int) -> None:
-        """Change the size and clear the board. Raises ValueError for a size
-        the board does not support."""
+        """Change the size and clear the board. Raises ValueError, with the
+        reason, for a size the board or the algorithm (a network made for
+        9x9 only) does not support; the game is then left as it was."""
+        self.algorithm.check_size(size)
         self.state.clear(size)
         self._new_game()
 

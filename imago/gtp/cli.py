@@ -17,8 +17,8 @@ import sys
 from typing import Optional, Sequence
 
 import imago
-from imago.engine.algorithm import (DEFAULT_ALGORITHM, algorithm_names, create_algorithm,
-                                    prepare_in_background, shared_options)
+from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algorithm_names,
+                                    create_algorithm, prepare_in_background, shared_options)
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
@@ -90,6 +90,16 @@ def engine_options(args: argparse.Namespace) -> dict:
     return options
 
 
+def starting_size(algorithm: DecisionAlgorithm) -> int:
+    """19, or 9 when the algorithm cannot play 19x19 (a network made for
+    9x9 only): the board until the controller sends ``boardsize``."""
+    try:
+        algorithm.check_size(19)
+    except ValueError:
+        return 9
+    return 19
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line options."""
     parser = argparse.ArgumentParser(
@@ -100,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
                         choices=algorithm_names(),
                         help=f"how moves are chosen (default: {DEFAULT_ALGORITHM})")
     add_engine_arguments(parser)
-    parser.add_argument("--size", type=_size, default=19,
-                        help="board size until the controller sends boardsize (default: 19)")
+    parser.add_argument("--size", type=_size, default=None,
+                        help="board size until the controller sends boardsize (default: 19, "
+                             "or 9 for a network made for 9x9 only)")
     parser.add_argument("--komi", type=float, default=7.5,
                         help="komi until the controller sends komi (default: 7.5)")
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
@@ -130,10 +141,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
         return 2
-    engine = GameEngine(algorithm, args.size, args.komi, TimeControl(args.time))
-    prepare_in_background(algorithm, args.size)
+    size = args.size or starting_size(algorithm)
+    try:
+        algorithm.check_size(size)
+    except ValueError as error:
+        log.error("--size %d: %s", size, error)
+        return 2
+    engine = GameEngine(algorithm, size, args.komi, TimeControl(args.time))
+    prepare_in_background(algorithm, size)
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
-             algorithm.name, args.size, args.size, args.komi, engine.time_control.describe())
+             algorithm.name, size, size, args.komi, engine.time_control.describe())
 
     # bytes: GTP lines end at LF only, and ImagoIO decodes each line itself
     stdin = getattr(sys.stdin, "buffer", sys.stdin)

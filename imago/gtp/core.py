@@ -72,7 +72,10 @@ def _quit(engine: GameEngine) -> str:
 def _boardsize(engine: GameEngine, size: int) -> str:
     if not 2 <= size <= MAX_SIZE:
         raise GtpError("unacceptable size")
-    engine.set_board_size(size)
+    try:
+        engine.set_board_size(size)
+    except ValueError as error:  # the algorithm's network plays other sizes only
+        raise GtpError(f"unacceptable size ({error})") from None
     return ""
 
 
