@@ -170,3 +170,32 @@ def test_imagocli_starts_on_9x9_with_a_9x9_network_and_refuses_another_size():
                           text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 2
     assert "--size 13: conv9.keras: this conv network was made for 9x9 boards" in proc.stderr
+
+
+def test_clear_board_waits_for_the_background_load_that_name_does_not():
+    import threading
+    import time
+
+    from imago.engine.algorithm import DecisionAlgorithm
+    from imago.engine.engine import GameEngine
+
+    class SlowToLoad(DecisionAlgorithm):
+        name = "slow"
+
+        def __init__(self):
+            self.loaded = threading.Event()
+
+        def prepare(self, size):
+            time.sleep(0.3)
+            self.loaded.set()
+
+        def choose_move(self, state, color, seconds=None):
+            return None
+
+    algorithm = SlowToLoad()
+    engine = GameEngine(algorithm, 9)
+    engine.start_preparing()
+    assert not algorithm.loaded.is_set()  # set-up goes on meanwhile
+    engine.set_komi(6.5)
+    engine.clear_board()
+    assert algorithm.loaded.is_set()

@@ -12,13 +12,14 @@ import inspect
 import logging
 import os
 import stat
+import threading
 import time
 from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
 
-from .algorithm import RESIGN, DecisionAlgorithm
+from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
 from .timecontrol import TimeControl
 
 if TYPE_CHECKING:
@@ -110,7 +111,23 @@ class GameEngine:
         self.time_control = time_control if time_control is not None else TimeControl()
         self.quit_requested = False
         self._playout_search: Optional[PUCTSearch] = None
+        self._preparing: Optional[threading.Thread] = None
         self.algorithm.new_game(self.state)
+
+    def start_preparing(self) -> None:
+        """Load the algorithm's network in the background (seconds for
+        TensorFlow) while the first commands are answered at once."""
+        self._preparing = prepare_in_background(self.algorithm, self.size)
+
+    def wait_until_ready(self) -> None:
+        """Wait for :meth:`start_preparing`'s load. ``clear_board`` does, so
+        that the load is paid when a game is set up, which controllers do
+        not time, and not on the clock of the first ``genmove``."""
+        if self._preparing is not None:
+            if self._preparing.is_alive():
+                log.info("waiting for %s to load its network", self.algorithm.name)
+            self._preparing.join()
+            self._preparing = None
 
     # ------------------------------------------------------------ set-up
     @property
@@ -127,7 +144,9 @@ class GameEngine:
         self._new_game()
 
     def clear_board(self) -> None:
-        """Start a new game on an empty board (size and komi kept)."""
+        """Start a new game on an empty board (size and komi kept), once
+        the algorithm is ready (:meth:`wait_until_ready`)."""
+        self.wait_until_ready()
         self.state.clear()
         self._new_game()
 

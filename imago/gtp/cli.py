@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import imago
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algorithm_names,
-                                    create_algorithm, prepare_in_background, shared_options)
+                                    create_algorithm, shared_options)
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
@@ -148,7 +148,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log.error("--size %d: %s", size, error)
         return 2
     engine = GameEngine(algorithm, size, args.komi, TimeControl(args.time))
-    prepare_in_background(algorithm, size)
+    engine.start_preparing()
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
              algorithm.name, size, size, args.komi, engine.time_control.describe())
 
