@@ -6,6 +6,7 @@ as it was after a refused command."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import time
 import sys
@@ -319,7 +320,7 @@ from imago.gtp import commands, table  # noqa: E402
 from imago.gtp.io import OverlongLine, parse_command  # noqa: E402
 from imago.gtp.table import GtpError  # noqa: E402
 
-FUZZ_EXAMPLES = int(__import__("os").environ.get("IMAGO_GTP_FUZZ_EXAMPLES", "40"))
+FUZZ_EXAMPLES = int(os.environ.get("IMAGO_GTP_FUZZ_EXAMPLES", "40"))
 """Examples per fuzz test: a few seconds by default; raise it for a long hunt."""
 
 FUZZ_DIR = "{fuzz}"
@@ -433,7 +434,12 @@ def test_fuzz_every_line_gets_one_answer(fuzz_dir, lines):
 
     engine = GameEngine(RandomAlgorithm(seed=3), 9, 7.5, TimeControl(0.02))
     out = io.StringIO()
-    ImagoIO(engine, io.BytesIO(data), out, execute=execute).run()
+    here = os.getcwd()
+    os.chdir(fuzz_dir)  # a mangled path given to printsgf lands there, not in the checkout
+    try:
+        ImagoIO(engine, io.BytesIO(data), out, execute=execute).run()
+    finally:
+        os.chdir(here)
     expected = sum(1 for line in read_lines(io.BytesIO(data))
                    if isinstance(line, OverlongLine) or parse_command(line) is not None)
     answers = responses(out.getvalue())
