@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from imago.engine.algorithm import checked, create_algorithm
-from imago.nn.evaluator import default_model_path
-from imago.nn.modelfile import ModelFile, ModelSizeError
+from imago.nn.evaluator import default_model_path, model_file
+from imago.nn.modelfile import ModelSizeError
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = REPO / "models"
@@ -94,7 +94,7 @@ def test_checked_accepts_good_values_and_converts():
 
 @pytest.mark.parametrize("name", ["conv9", "dense9"])
 def test_networks_made_for_9x9_refuse_other_sizes_by_their_metadata(name):
-    model = ModelFile(MODELS / f"{name}.keras")
+    model = model_file(MODELS / f"{name}.keras")
     model.check_size(9)
     with pytest.raises(ModelSizeError, match=f"{name}.keras: this .* network was made for "
                                              r"9x9 boards, not 13x13"):
@@ -137,11 +137,11 @@ def test_model_files_that_are_no_models_are_named(tmp_path):
         load_network(other)
     shutil.copy(MODELS / "conv9.keras", tmp_path / "alone.keras")
     with pytest.raises(FileNotFoundError, match="has no metadata file alone.json"):
-        ModelFile(tmp_path / "alone.keras")
+        model_file(tmp_path / "alone.keras")
     (tmp_path / "bad.keras").write_bytes((MODELS / "conv9.keras").read_bytes())
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ValueError, match="not a model's metadata"):
-        ModelFile(tmp_path / "bad.keras")
+        model_file(tmp_path / "bad.keras")
 
 
 def test_gtp_boardsize_names_the_networks_sizes_and_keeps_the_game():

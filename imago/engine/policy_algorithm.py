@@ -24,7 +24,7 @@ from typing import Any, Optional
 import numpy as np
 
 from imago.game import BLACK, GameState, count
-from imago.nn.evaluator import DEFAULT_MODEL
+from imago.nn.evaluator import DEFAULT_MODEL, model_file
 from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
 from imago.nn.modelfile import ModelFile
 
@@ -45,7 +45,7 @@ class PolicyAlgorithm(DecisionAlgorithm):
         self.rng = np.random.default_rng(None if seed is None else int(seed))
         if network is None:
             try:
-                network = ModelFile(model or DEFAULT_MODEL)
+                network = model_file(model or DEFAULT_MODEL)
             except FileNotFoundError as err:
                 raise ValueError(f"policy: {err}") from None
         self._model = network

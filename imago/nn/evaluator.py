@@ -37,6 +37,19 @@ def default_model_path() -> Optional[Path]:
     return DEFAULT_MODEL if exists else None
 
 
+def load_keras_network(path: Path):
+    """:func:`imago.nn.networks.load_network` (imports TensorFlow)."""
+    from .networks import load_network
+
+    return load_network(path)
+
+
+def model_file(path: Union[str, os.PathLike]) -> ModelFile:
+    """The model at ``path``, its metadata read now and its network loaded
+    on first use."""
+    return ModelFile(path, load_keras_network)
+
+
 SYMMETRY_MODES = ("random", "none")
 
 
@@ -59,7 +72,7 @@ class NetworkEvaluator:
             raise ValueError(f"symmetries must be one of {', '.join(SYMMETRY_MODES)}, "
                              f"not {symmetries!r}")
         if isinstance(model, (str, os.PathLike)):
-            model = ModelFile(model)
+            model = model_file(model)
         self._model = model
         self.batch_size = batch_size
         self.symmetries = symmetries

@@ -5,7 +5,8 @@ board sizes, plane set, ...). :class:`ModelFile` reads only the sidecar when
 it is made, so an engine can check a model and the board sizes it plays at
 once, answer its controller, and load Keras and TensorFlow (seconds) in the
 background or when the first position is evaluated. This module imports
-neither.
+neither, nor the networks: the loader is given
+(:func:`imago.nn.evaluator.model_file` gives Keras's).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import threading
 import zipfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 
 class ModelSizeError(ValueError):
@@ -60,13 +61,14 @@ def size_problem(meta: dict[str, Any], size: int) -> Optional[str]:
 
 
 class ModelFile:
-    """A model file whose network is loaded once, on first use of
-    :attr:`network` or by :meth:`load` (from any thread: a second caller
+    """A model file whose network ``loader(path)`` loads once, on first use
+    of :attr:`network` or by :meth:`load` (from any thread: a second caller
     waits for the first load instead of starting another)."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, loader: Callable[[Path], Any]):
         self.path = Path(path)
         self.metadata = read_metadata(self.path)
+        self._loader = loader
         self._network: Any = None
         self._lock = threading.Lock()
 
@@ -90,9 +92,7 @@ class ModelFile:
         if self._network is None:
             with self._lock:
                 if self._network is None:
-                    from .networks import load_network
-
-                    self._network = load_network(self.path)
+                    self._network = self._loader(self.path)
         return self._network
 
     network = property(load)
