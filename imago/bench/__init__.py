@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|startup ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -7,7 +7,7 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
-TOPICS = ("board", "sgf", "nn", "mcts")
+TOPICS = ("board", "sgf", "nn", "mcts", "startup")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -19,6 +19,9 @@ ABOUT = {
           "and 32, and training samples/s from cached shards against arrays in memory",
     "mcts": "search visits/s against the network's own batched throughput on 9x9 and "
             "19x19, seconds per move, memory per visit, 64 searches sharing one evaluator",
+    "startup": "seconds from starting imagocli to its answer to name (before TensorFlow) "
+               "and to its first 9x9 genmove (network loaded), beside a bare import "
+               "tensorflow",
 }
 """One sentence on what each benchmark measures."""
 
