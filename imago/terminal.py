@@ -500,8 +500,9 @@ class TerminalGame:
             props.pop("RE", None)
         try:
             sgf.save(os.path.expanduser(argument), self.state)
-        except OSError as exc:
-            self.say(f"cannot save {argument}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:  # ValueError: a FIFO or device
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.say(f"cannot save {argument}: {reason}")
             return
         self.say(f"Saved {self.state.current.number} moves to {argument}.")
 
@@ -509,13 +510,16 @@ class TerminalGame:
              "FILE")
     def cmd_load(self, argument: str) -> None:
         from imago import sgf
+        from imago.sgf.files import MAX_SGF_BYTES
+
         try:
-            games = sgf.load(os.path.expanduser(argument))
-        except OSError as exc:
-            self.say(f"cannot load {argument}: {exc.strerror or exc}")
-            return
-        except ValueError as exc:  # SGFError reads "FILE:LINE:COLUMN: reason"
+            games = sgf.load(os.path.expanduser(argument), limit=MAX_SGF_BYTES)
+        except sgf.SGFError as exc:  # it reads "FILE:LINE:COLUMN: reason"
             self.say(f"cannot load {exc}")
+            return
+        except (OSError, ValueError) as exc:  # no such file, a device, FIFO or giant
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.say(f"cannot load {argument}: {reason}")
             return
         state = games[0]
         *_, state.current = state.root.main_line()

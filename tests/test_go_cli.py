@@ -576,3 +576,21 @@ def test_long_or_odd_input_is_quoted_short():
     assert "(100,000 characters) (type help)" in out
     assert "(50,001 characters)" in out
     assert "unknown command '\\x00\\x01e5'" in out
+
+
+def test_load_and_save_refuse_devices_fifos_and_giants_at_once(tmp_path):
+    import os
+
+    from imago.sgf.files import MAX_SGF_BYTES
+
+    fifo = tmp_path / "fifo.sgf"
+    os.mkfifo(fifo)
+    giant = tmp_path / "giant.sgf"
+    giant.write_bytes(b"(;C[" + b"x" * MAX_SGF_BYTES + b"])")
+    out, code, game = hvh(["load /dev/zero", f"load {fifo}", f"load {giant}",
+                           f"save {fifo}", "e5", "quit"])
+    assert "cannot load /dev/zero: not a regular file" in out
+    assert f"cannot load {fifo}: not a regular file" in out
+    assert f"cannot load {giant}: larger than {MAX_SGF_BYTES} bytes" in out
+    assert f"cannot save {fifo}: " in out
+    assert code == 0 and vertices(game) == ["B E5"]

@@ -237,7 +237,7 @@ def test_loadsgf_refuses_other_unplayable_records(played, tmp_path, record, why)
 def test_loadsgf_refuses_hostile_files_at_once(played, tmp_path):
     import os
 
-    from imago.engine.engine import MAX_SGF_BYTES
+    from imago.sgf.files import MAX_SGF_BYTES
 
     huge = tmp_path / "huge.sgf"
     with open(huge, "wb") as f:  # 50 MB, sparse: nothing is written
@@ -300,7 +300,7 @@ def test_printsgf_writes_regular_files_only(played, tmp_path):
 
 
 def test_loadsgf_up_to_the_size_limit_reads(played, tmp_path):
-    from imago.engine.engine import MAX_SGF_BYTES
+    from imago.sgf.files import MAX_SGF_BYTES
 
     path = tmp_path / "long comment.sgf"
     head = b"(;GM[1]SZ[9]C["

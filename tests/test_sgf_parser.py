@@ -218,3 +218,24 @@ def test_import_writes_nothing_and_prints_nothing(tmp_path):
     assert os.listdir(tmp_path) == []
     package = os.path.join(repo, "imago", "sgf")
     assert not any(n.startswith(("parsetab", "parser.out", "lextab")) for n in os.listdir(package))
+
+
+def test_files_that_are_no_regular_files_are_refused_or_skipped_at_once(tmp_path, caplog):
+    import os
+
+    from imago import sgf
+
+    fifo = tmp_path / "a.sgf"
+    os.mkfifo(fifo)
+    (tmp_path / "b.sgf").write_text("(;SZ[9];B[ee])")
+    with caplog.at_level("WARNING", logger="imago.sgf"):
+        assert [os.path.basename(p) for p, _ in sgf.iter_games([tmp_path])] == ["b.sgf"]
+    assert f"skipping {fifo}: not a regular file" in caplog.text
+    for path in (fifo, "/dev/zero"):
+        with pytest.raises(ValueError, match="not a regular file"):
+            sgf.load(path)
+        with pytest.raises((OSError, ValueError)):  # a FIFO without a reader: ENXIO
+            sgf.save(path, sgf.loads("(;SZ[9])")[0])
+    with pytest.raises(ValueError, match="larger than 5 bytes"):
+        sgf.load(tmp_path / "b.sgf", limit=5)
+    assert len(sgf.load(tmp_path / "b.sgf", limit=100)) == 1

@@ -11,10 +11,9 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import stat
 import threading
 import time
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
@@ -29,45 +28,6 @@ log = logging.getLogger(__name__)
 
 ALIVE, DEAD, SEKI = "alive", "dead", "seki"
 STATUSES = (ALIVE, DEAD, SEKI)
-
-MAX_SGF_BYTES = 2 << 20
-"""The largest SGF file :meth:`GameEngine.load_sgf` reads: 2 MiB, half as
-much again as Kogo's Joseki Dictionary. Reading a record costs some 170
-times its size in memory (a 2 MiB line of passes: 380 MB and 4 s), so a
-larger (or endless) file is refused unread."""
-
-
-def open_regular_file(path: str, mode: str, **options: Any) -> IO:
-    """``open(path, mode, **options)`` for a regular file only: a
-    directory, device (``/dev/zero``, ``/dev/stdout``), FIFO or socket is
-    refused with ValueError, without waiting for a FIFO's other end (which
-    an ordinary open would, for ever). Raises OSError as ``open`` does."""
-    def opener(name: str, flags: int) -> int:
-        return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
-
-    f = open(path, mode, opener=opener, **options)
-    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-        f.close()
-        raise ValueError("not a regular file")
-    return f
-
-
-def read_regular_file(path: str, limit: int) -> bytes:
-    """The bytes of a regular file (see :func:`open_regular_file`) of at
-    most ``limit`` bytes; a longer file is refused (ValueError) after
-    reading ``limit + 1`` bytes of it."""
-    with open_regular_file(path, "rb", buffering=0) as f:
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = f.read(limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    if size > limit:
-        raise ValueError(f"larger than {limit} bytes")
-    return b"".join(chunks)
-
 
 def keep_main_line(root: Any, move_number: Optional[int] = None) -> None:
     """Cut an SGF parse tree (``imago.sgf.ASTNode``) down to its main line,
@@ -324,7 +284,8 @@ class GameEngine:
         start; None: the end), the rest of the line and the variations
         dropped.
 
-        The file must be a regular file of at most :data:`MAX_SGF_BYTES`.
+        The file must be a regular file of at most
+        :data:`imago.sgf.files.MAX_SGF_BYTES`.
         Its text is read leniently (a truncated tree, a missing ``;``), but
         the moves up to that position must be legal: a record that
         occupies a point, retakes a ko at once or commits suicide there is
@@ -332,10 +293,11 @@ class GameEngine:
         disagree. Raises OSError or ValueError (``imago.sgf.SGFError`` with
         the line and column); the game is then unchanged."""
         from imago import sgf  # imported on use: playing needs no SGF parser
+        from imago.sgf.files import MAX_SGF_BYTES, read_regular_file
 
         if move_number is not None and move_number < 1:
             raise ValueError(f"move number must be 1 or more, not {move_number}")
-        data = read_regular_file(path, MAX_SGF_BYTES)
+        data = read_regular_file(path, MAX_SGF_BYTES)  # no device, FIFO or giant
         root = sgf.parse(data, lenient=True, filename=os.fspath(path))[0]
         keep_main_line(root, move_number)
         state = sgf.to_game(root)  # strict: an illegal move raises SGFError
@@ -361,9 +323,7 @@ class GameEngine:
         ``/dev/stdout``, where the text would corrupt the protocol)."""
         from imago import sgf
 
-        text = sgf.dumps(self.state)
-        with open_regular_file(path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        sgf.save(path, self.state)
 
     # ------------------------------------------------------------ views
     def showboard(self) -> str:
@@ -391,5 +351,5 @@ class GameEngine:
         self.algorithm.close()
 
 
-__all__ = ["GameEngine", "IllegalMoveError", "MAX_SGF_BYTES", "STATUSES", "ALIVE", "DEAD",
-           "SEKI", "keep_main_line", "open_regular_file", "read_regular_file"]
+__all__ = ["GameEngine", "IllegalMoveError", "STATUSES", "ALIVE", "DEAD", "SEKI",
+           "keep_main_line"]

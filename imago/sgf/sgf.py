@@ -23,13 +23,14 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Iterable, Iterator, Union
+from typing import Iterable, Iterator, Optional, Union
 
 from imago.game import GameState
 
 from .convert import to_game
 from .encoding import decode
 from .errors import SGFError
+from .files import open_regular_file, read_regular_file
 from .nodes import VALUE_BODY_RE, ASTNode
 from .sgflex import Source
 from .sgfyacc import parse_source
@@ -172,18 +173,22 @@ def _games(roots: list[ASTNode], lenient: bool, filename: str) -> Iterator[GameS
         raise SGFError("no game tree found: expected '(;'", filename)
 
 
-def load(path: PathLike, *, lenient: bool = False) -> list[GameState]:
+def load(path: PathLike, *, lenient: bool = False,
+         limit: Optional[int] = None) -> list[GameState]:
     """The games of one SGF file (see :func:`loads`). Raises
-    :class:`SGFError`, or OSError when the file cannot be read."""
-    with open(path, "rb") as f:
-        data = f.read()
+    :class:`SGFError`, OSError when the file cannot be read, or ValueError
+    when ``path`` is no regular file (a directory, device or FIFO) or has
+    more than ``limit`` bytes."""
+    data = read_regular_file(os.fspath(path), limit)
     return loads(data, lenient=lenient, filename=os.fspath(path))
 
 
 def save(path: PathLike, game: GameState) -> None:
-    """Write ``game`` (its whole tree) to ``path`` as UTF-8 SGF."""
+    """Write ``game`` (its whole tree) to ``path`` as UTF-8 SGF. Raises
+    OSError, or ValueError when ``path`` names no regular file (a FIFO, or
+    ``/dev/stdout``, where the text could corrupt a protocol)."""
     text = dumps(game)
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
+    with open_regular_file(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
 
 
@@ -238,14 +243,14 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
         log.warning("%s", problem)
     for path in map(str, files):
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = read_regular_file(path)  # a FIFO would block for ever
             for game in _games(parse(data, lenient=lenient, filename=path), lenient, path):
                 yield path, game
         except SGFError as err:
             log.warning("skipping %s", err)
-        except OSError as err:
-            log.warning("skipping %s: %s", path, err.strerror or err)
+        except (OSError, ValueError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+            log.warning("skipping %s: %s", path, reason)
 
 
 __all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "find_sgf_files",

@@ -1,0 +1,55 @@
+"""Reading and writing files that a user or a controller names.
+
+A name may point at a directory, a device (``/dev/zero`` never ends,
+``/dev/stdout`` would mix SGF into a protocol), a FIFO (whose ``open``
+waits for ever for the other end) or a file far larger than a game record.
+These functions refuse all of those at once with a reason, instead of
+hanging or filling memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import IO, Any, Optional
+
+MAX_SGF_BYTES = 2 << 20
+"""The largest SGF file a game is loaded from to be played on (GTP
+``loadsgf``, go.py's ``load``): 2 MiB, half as much again as Kogo's Joseki
+Dictionary. Reading a record costs some 170 times its size in memory (a
+2 MiB line of passes: 380 MB and 4 s), so a larger (or endless) file is
+refused unread."""
+
+
+def open_regular_file(path: str, mode: str, **options: Any) -> IO:
+    """``open(path, mode, **options)`` for a regular file only: a
+    directory, device (``/dev/zero``, ``/dev/stdout``), FIFO or socket is
+    refused with ValueError, without waiting for a FIFO's other end (which
+    an ordinary open would, for ever). Raises OSError as ``open`` does."""
+    def opener(name: str, flags: int) -> int:
+        return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
+
+    f = open(path, mode, opener=opener, **options)
+    if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        f.close()
+        raise ValueError("not a regular file")
+    return f
+
+
+def read_regular_file(path: str, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file (see :func:`open_regular_file`) of at
+    most ``limit`` bytes (None: any size); a longer file is refused
+    (ValueError) after reading ``limit + 1`` bytes of it."""
+    with open_regular_file(path, "rb", buffering=0 if limit is not None else -1) as f:
+        if limit is None:
+            return f.read()
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = f.read(limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return b"".join(chunks)
