@@ -51,14 +51,16 @@ _CLOSED_VALUE = re.compile(VALUE_RE, re.S)
 t_ignore = " \t\r\n\f\v"
 
 
-def build_nodes(text: str, base: int, source: Source) -> tuple[ASTNode, ASTNode]:
-    """The first and last :class:`ASTNode` of a ``NODES`` token's text (which
-    the token's regex has already checked), chained parent to child; the
-    text starts at offset ``base`` of the source."""
+def build_nodes(text: str, base: int, source: Source, start: int = 0,
+                end: Optional[int] = None) -> tuple[ASTNode, ASTNode]:
+    """The first and last :class:`ASTNode` of the run of nodes
+    ``text[start:end]`` (which a token's regex has already checked),
+    chained parent to child; the run starts at offset ``base`` of the
+    source."""
     run = (source, base)
     names = _NAMES
     values_of = _VALUES.findall
-    items = _ITEMS.findall(text)
+    items = _ITEMS.findall(text, start, len(text) if end is None else end)
     # the first item always starts a node
     node = first_node = ASTNode(None, run)
     props = node.properties
@@ -88,7 +90,7 @@ def _new_name(ident: str, node: ASTNode) -> str:
     name = property_name(ident)
     if not name:
         raise node.error(f"property identifier {quote(ident)} has no uppercase letter")
-    if len(_NAMES) < 4096:
+    if len(_NAMES) < 4096 and len(ident) <= 32:  # FF[3] names, not a hostile megabyte
         _NAMES[ident] = name
     return name
 
@@ -114,7 +116,7 @@ def t_LEAF(t):
     lexer = t.lexer
     text = t.value
     start = text.index(";")
-    t.value = build_nodes(text[start:-1], t.lexpos + start, lexer.source)
+    t.value = build_nodes(text, t.lexpos + start, lexer.source, start, len(text) - 1)
     lexer.good_end = lexer.lexpos
     return t
 
