@@ -22,11 +22,12 @@ collected from the nodes' ``hash``.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Iterator, Optional
 
 from .board import BoardSnapshot, GameBoard, IllegalMoveError
 from .constants import BLACK, EMPTY, WHITE, opponent
-from .coords import from_index, index_to_vertex, to_index
+from .coords import MAX_SIZE, from_index, index_to_vertex, to_index
 from .counting import Rules
 from .handicap import fixed_handicap_points, free_handicap_points
 from .scoring import area_score, format_result
@@ -426,6 +427,18 @@ class GameMove:
     def __repr__(self) -> str:
         who = {BLACK: "B", WHITE: "W"}.get(self.color, "-")
         return f"GameMove({who} {self.vertex or 'root'} #{self.number})"
+
+
+def settings_problem(size: int, komi: float) -> Optional[str]:
+    """Why a game of ``size``x``size`` with ``komi`` makes no sense (a size
+    off the coordinates, a komi that is no number or beyond the board's
+    points), or None. For the command lines that set up games."""
+    if not 2 <= size <= MAX_SIZE:
+        return f"size must be 2 to {MAX_SIZE}, not {size}"
+    if not (math.isfinite(komi) and abs(komi) <= size * size):
+        return (f"komi must be a number from -{size * size} to {size * size} on "
+                f"{size}x{size}, not {komi:g}")
+    return None
 
 
 def remove_suicided(board: GameBoard, point: int) -> int:

@@ -27,6 +27,7 @@ import tempfile
 from typing import Optional
 
 from imago.game.coords import MAX_SIZE
+from imago.game.tree import settings_problem
 
 from .client import EngineDied, GTPClient, GTPError, GTPMalformed, GTPTimeout
 from .tool import Match, MatchSettings, Referee, report
@@ -90,11 +91,9 @@ def option_problems(args: argparse.Namespace) -> list[str]:
     out = []
     if args.games < 1:
         out.append(f"--games must be at least 1, not {args.games}")
-    if not 2 <= args.size <= MAX_SIZE:
-        out.append(f"--size must be 2 to {MAX_SIZE}, not {args.size}")
-    elif not (math.isfinite(args.komi) and abs(args.komi) <= args.size * args.size):
-        out.append(f"--komi must be a number from -{args.size * args.size} to "
-                   f"{args.size * args.size} on {args.size}x{args.size}, not {args.komi:g}")
+    problem = settings_problem(args.size, args.komi)
+    if problem is not None:
+        out.append(f"--{problem}")
     if args.time is not None and not (math.isfinite(args.time) and args.time > 0):
         out.append(f"--time must be a positive number of seconds, not {args.time:g}")
     if args.max_moves is not None and args.max_moves < 1:

@@ -30,7 +30,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from imago.game import GameState, count
-from imago.game.coords import MAX_SIZE
+from imago.game.tree import settings_problem
 from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
 
@@ -135,11 +135,9 @@ def option_problems(args: argparse.Namespace) -> list[str]:
     for name in ("games", "parallel"):
         if getattr(args, name) < 1:
             out.append(f"--{name} must be at least 1, not {getattr(args, name)}")
-    if not 2 <= args.size <= MAX_SIZE:
-        out.append(f"--size must be 2 to {MAX_SIZE}, not {args.size}")
-    elif not (math.isfinite(args.komi) and abs(args.komi) <= args.size * args.size):
-        out.append(f"--komi must be a number from -{args.size * args.size} to "
-                   f"{args.size * args.size} on {args.size}x{args.size}, not {args.komi:g}")
+    problem = settings_problem(args.size, args.komi)
+    if problem is not None:
+        out.append(f"--{problem}")
     for name in ("temperature", "late_temperature"):
         value = getattr(args, name)
         if not (math.isfinite(value) and value > 0):
