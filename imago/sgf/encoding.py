@@ -33,7 +33,7 @@ _SUPERSETS = {
 }
 
 # SGF markup a charset of an SGF file must read as itself.
-_PROBE = "(;CA[]AB[aa:sS]C[\\\\x\\]y +-.09 AZ az\t\r\n])"
+_PROBE = "(;CA[]AB[aa:sS]C[\\\\ +-.09 AZ az\t\r\n])"
 
 
 class Decoded(NamedTuple):

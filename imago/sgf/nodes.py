@@ -345,7 +345,8 @@ class ASTNode:
             else:
                 cols = rows = parse_number(text)
         except ValueError:
-            raise self.error(f"{shown}: the board size is not a number") from None
+            raise self.error(f"{shown}: the board size is not a number from 2 to {MAX_SIZE}") \
+                from None
         if cols != rows:
             raise self.error(f"{shown}: non-square boards are not supported")
         size = cols
@@ -373,10 +374,11 @@ class ASTNode:
         if raw is None:
             return 0
         text = raw[0].strip()
+        size = self.get_size()
         value = parse_handicap(text)
         if value is None:
-            raise self.error(f"HA[{clip(text)}]: the handicap is not a whole number")
-        size = self.get_size()
+            raise self.error(f"HA[{clip(text)}]: not a number of handicap stones "
+                             f"(0..{size * size})")
         if not 0 <= value <= size * size:
             raise self.error(f"HA[{clip(text)}]: {value} handicap stones do not fit on a "
                              f"{size}x{size} board (0..{size * size})")
