@@ -29,6 +29,17 @@ def from_rows(rows: list[str], komi: float = 0.5) -> GameState:
     return game
 
 
+def run_main(main, argv, capsys) -> tuple[int, str, str]:
+    """A command line's ``main(argv)`` in-process: its exit status (argparse's
+    SystemExit included), stdout and stderr."""
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = exit_.code
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
 def find_gnugo():
     """The GNU Go binary, if installed."""
     return shutil.which("gnugo") or ("/usr/games/gnugo" if os.path.exists("/usr/games/gnugo") else None)

@@ -12,17 +12,13 @@ import pytest
 
 from imago import bench
 from imago.bench import __main__ as cli
+from conftest import run_main
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
-    try:
-        status = cli.main(argv)
-    except SystemExit as exit_:
-        status = exit_.code
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    return run_main(cli.main, argv, capsys)
 
 
 def test_help_lists_the_benchmarks_and_their_options():
@@ -68,7 +64,7 @@ def test_no_topic_runs_board(calls, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["16"], "unknown benchmark '16'; choose from board, sgf, nn, mcts"),
+    (["16"], "unknown benchmark '16'; choose from board, sgf, nn, mcts, startup"),
     (["board", "--batch", "8"], "--batch is an option of mcts, which is not among the "
                                 "benchmarks asked for (board)"),
     (["mcts", "--batch", "0"], "argument --batch: must be at least 1, not 0"),

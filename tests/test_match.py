@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from imago import match
+from conftest import run_main
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 
 IMAGO = f"{sys.executable} imagocli.py --algorithm random --seed 3"
@@ -108,12 +109,7 @@ def test_game_number_is_substituted_in_engine_commands(tmp_path, capsys):
 # ------------------------------------------------------------------ what a user may type
 def run_match(argv, capsys) -> tuple[int, str, str]:
     """``python -m imago.match ARGV``'s exit status, stdout and stderr."""
-    try:
-        status = match.main(argv)
-    except SystemExit as exit_:
-        status = exit_.code
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+    return run_main(match.main, argv, capsys)
 
 
 def refused(err: str) -> str:

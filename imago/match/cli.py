@@ -21,7 +21,6 @@ import math
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 from typing import Optional
@@ -136,13 +135,9 @@ def probe_engine(command: str, size: int, option: str,
             raise ValueError(f"{option}: cannot start {command!r} ({reason})") from None
 
         def failed(what: str) -> ValueError:
-            try:
-                client.process.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
+            code = client.exit_code()
             errors.seek(0)
             said = [line for line in errors.read().splitlines() if line.strip()]
-            code = client.process.poll()
             exited = f"; it exited with code {code}" if code is not None else ""
             last = f"; its last words: {said[-1].strip()[:200]!r}" if said else ""
             return ValueError(f"{option}: {command!r} {what}{exited}{last}")

@@ -54,6 +54,14 @@ class GTPClient:
             self._lines.put(line)
         self._lines.put(None)
 
+    def exit_code(self, wait: float = 2.0) -> Optional[int]:
+        """The engine's exit status, waiting up to ``wait`` seconds for it:
+        its output can end a moment before the process is reaped."""
+        try:
+            return self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            return None
+
     def send(self, command: str, timeout: Optional[float] = None) -> str:
         """Send one command; return the answer text."""
         try:
@@ -71,7 +79,7 @@ class GTPClient:
                 raise GTPTimeout(f"{self.name} did not answer {command.split()[0]!r} "
                                  f"within {timeout:g} s") from None
             if line is None:
-                raise EngineDied(f"{self.name} exited (code {self.process.poll()})")
+                raise EngineDied(f"{self.name} exited (code {self.exit_code()})")
             line = line.rstrip("\r\n")
             if not lines and not line.strip():
                 continue  # stray blank lines between answers
