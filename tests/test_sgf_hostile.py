@@ -89,6 +89,21 @@ def test_utf16_declared_on_a_file_of_single_bytes_says_so(caplog):
     assert "'utf-16' cannot be the charset of a file whose SGF markup is ASCII" in caplog.text
 
 
+def test_a_utf16_guess_that_hides_the_markup_is_given_up(caplog):
+    with caplog.at_level(logging.WARNING, logger="imago.sgf"):
+        [game] = loads(b"\xff\xfe(;SZ[9];B[cc])", filename="bom.sgf")
+        [other] = loads(b"(;SZ[9]C[" + b"\x00" * 300 + b"];B[cc])", filename="nul.sgf")
+    assert game.size == other.size == 9
+    assert [r.getMessage() for r in caplog.records] == [
+        "bom.sgf: a UTF-16 byte-order mark, but the SGF markup is in single bytes; "
+        "read as utf-8",
+        "nul.sgf: NUL bytes as in UTF-16, but the SGF markup is in single bytes; "
+        "read as utf-8"]
+    # real UTF-16 stays UTF-16, silently
+    assert loads("(;PB[名人])".encode("utf-16-le"))[0].root.properties["PB"] == ["名人"]
+    assert not caplog.records[2:]
+
+
 def test_bytes_not_in_the_declared_charset_are_reported(caplog):
     with caplog.at_level(logging.WARNING, logger="imago.sgf"):
         [game] = loads("(;CA[UTF-8]PB[Café])".encode("latin-1"), filename="x.sgf")

@@ -45,7 +45,7 @@ from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_inde
 from imago.game.tree import remove_suicided
 
 from .errors import SGFError, clip
-from .nodes import ASTNode, expand_point_list, parse_handicap, unescape
+from .nodes import ASTNode, expand_point_list, parse_number, unescape
 
 log = logging.getLogger("imago.sgf")
 
@@ -89,7 +89,11 @@ def check_game_info(root: ASTNode) -> int:
     gm = root.properties.get("GM")
     if gm is not None:
         text = unescape(gm[0]).strip()
-        if parse_handicap(text) != 1:  # the same Number syntax
+        try:
+            ok = parse_number(text) == 1
+        except ValueError:
+            ok = False
+        if not ok:
             raise root.error(f"GM[{clip(text)}]: not a game of Go (only GM[1] is supported)")
     return root.get_size()
 

@@ -11,9 +11,11 @@ A ``CA`` is usable when Python knows it as a text encoding that reads the
 SGF markup (ASCII bytes: parentheses, brackets, letters, digits) as itself:
 ``CA[hex]``, ``CA[rot13]`` or ``CA[zlib]`` (codecs, but not of text),
 ``CA[undefined]``, ``CA[idna]``, ``CA[UTF-16]`` on a file of single bytes,
-and names Python does not know are not. An unusable ``CA``, or bytes that
-are not in the declared charset, is reported in :attr:`Decoded.problem`
-(the reader logs it as a warning naming the file).
+and names Python does not know are not. Nor is a UTF-16 byte-order mark or
+a third of NUL bytes believed when the text they give has no ``(`` but the
+bytes have. What was not used (an unusable ``CA``, bytes not in the
+declared charset, a UTF-16 guess given up) is said in
+:attr:`Decoded.problem`; the reader logs it as a warning naming the file.
 """
 
 from __future__ import annotations
@@ -90,12 +92,36 @@ def decode(data: bytes) -> Decoded:
     """The text of the bytes of an SGF file (see the module doc)."""
     if data.startswith(codecs.BOM_UTF8):
         return Decoded(data[3:].decode("utf-8", "replace"), "utf-8-sig")
+    wide = _utf16(data)
+    if wide is None:
+        return _declared(data)
+    if "(" in wide.text or b"(" not in data:
+        return wide
+    # a byte-order mark or NUL bytes said UTF-16, but the markup is in
+    # single bytes: a stray mark, or a binary file with some SGF in it
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        data, why = data[2:], "a UTF-16 byte-order mark"
+    else:
+        why = "NUL bytes as in UTF-16"
+    text, codec, problem = _declared(data)
+    return Decoded(text, codec, f"{why}, but the SGF markup is in single bytes; "
+                   + (problem or f"read as {codec}"))
+
+
+def _utf16(data: bytes) -> Optional[Decoded]:
+    """The text of UTF-16 bytes (a byte-order mark, or NUL bytes in a
+    third of the first 200), or None."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return Decoded(data.decode("utf-16", "replace").lstrip("\ufeff"), "utf-16")
     head = data[:200]
-    if head.count(b"\x00") * 3 > len(head):  # UTF-16 without a BOM
+    if head.count(b"\x00") * 3 > len(head):
         codec = "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be"
         return Decoded(data.decode(codec, "replace"), codec)
+    return None
+
+
+def _declared(data: bytes) -> Decoded:
+    """The text of 8-bit bytes: by the ``CA`` charset, with fallbacks."""
     charset = declared_charset(data)
     if charset is None or not charset.strip():
         return _fallback(data, None, None)
