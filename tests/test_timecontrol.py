@@ -249,7 +249,8 @@ def test_byoyomi_periods_lost_as_one_by_one(period, stones, used):
     that used a whole number of periods to the last bit is left out: there
     rounding decides either way (1.0 / (1/3) is 3 periods, 1.0 - 3 * (1/3)
     one by one is not 0)."""
-    assume(period == 0 or abs(used / period - round(used / period)) > 1e-9)
+    ratio = used / period if period > 0 else 0.0
+    assume(not math.isfinite(ratio) or ratio > 1e15 or abs(ratio - round(ratio)) > 1e-9)
     tc = TimeControl()
     tc.kgs_time_settings("byoyomi", 0, 10, 50)
     tc.time_left(BLACK, period, stones)
