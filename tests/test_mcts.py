@@ -191,14 +191,21 @@ def test_a_struck_out_root_pass_gets_no_visits():
     assert pass_visits(root) > 0
 
 
+def dead_stone_game(komi: float, passed: int) -> GameState:
+    """5x5: Black's C column owns the board but for White's dead A3; the
+    colour ``passed`` has just passed."""
+    game = GameState(5, komi=komi)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
+                        white=[vertex_to_index("A3", 5)])
+    game.play(passed, None)
+    return game
+
+
 def test_passes_back_counting_dead_stones():
     # black owns the board but for a dead white stone in its area; white passed.
     # Counting A3 alive, the left side is neutral: 15 - 1 - 14.5 loses for
     # black; with A3 dead black has all 25 points and passing wins
-    game = GameState(5, komi=14.5)
-    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
-                        white=[vertex_to_index("A3", 5)])
-    game.play(WHITE, None)
+    game = dead_stone_game(14.5, WHITE)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     assert alg.choose_move(game, BLACK) is None
 
@@ -252,10 +259,7 @@ def test_resigns_after_the_opponents_pass_when_the_count_is_lost_for_good():
     # White's A3 stands dead in Black's area (the count of
     # test_passes_back_counting_dead_stones); Black passed, and with komi
     # 0.5 White loses by 24.5 with no dame left: nothing can turn that.
-    game = GameState(5, komi=0.5)
-    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
-                        white=[vertex_to_index("A3", 5)])
-    game.play(BLACK, None)
+    game = dead_stone_game(0.5, BLACK)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
     alg.choose_move(GameState(5), BLACK)
     assert alg.summary() is not None
