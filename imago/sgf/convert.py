@@ -90,7 +90,7 @@ def check_game_info(root: ASTNode) -> int:
     if gm is not None:
         text = unescape(gm[0]).strip()
         try:
-            ok = parse_number(text) == 1
+            ok = text == "1" or parse_number(text) == 1
         except ValueError:
             ok = False
         if not ok:

@@ -338,21 +338,23 @@ class ASTNode:
         if raw is None:
             return 19
         text = raw[0].strip()
-        shown = f"SZ[{clip(text)}]"
-        try:
-            if ":" in text:
-                cols, rows = (parse_number(x) for x in text.split(":", 1))
-            else:
-                cols = rows = parse_number(text)
-        except ValueError:
-            raise self.error(f"{shown}: the board size is not a number from 2 to {MAX_SIZE}") \
-                from None
-        if cols != rows:
-            raise self.error(f"{shown}: non-square boards are not supported")
-        size = cols
-        if not 2 <= size <= MAX_SIZE:
-            raise self.error(f"{shown}: board size {size} is not supported (2..{MAX_SIZE})")
-        return size
+        if len(text) <= 2 and text.isascii() and text.isdigit():  # the usual SZ[19]
+            cols = rows = int(text)
+        else:
+            try:
+                if ":" in text:
+                    cols, rows = (parse_number(x) for x in text.split(":", 1))
+                else:
+                    cols = rows = parse_number(text)
+            except ValueError:
+                raise self.error(f"SZ[{clip(text)}]: the board size is not a number from 2 "
+                                 f"to {MAX_SIZE}") from None
+            if cols != rows:
+                raise self.error(f"SZ[{clip(text)}]: non-square boards are not supported")
+        if not 2 <= cols <= MAX_SIZE:
+            raise self.error(f"SZ[{clip(text)}]: board size {cols} is not supported "
+                             f"(2..{MAX_SIZE})")
+        return cols
 
     @property
     def size(self) -> int:
