@@ -390,6 +390,7 @@ def check_one_input(data: bytes) -> None:
 
 def run_fuzz(examples: int, derandomize: bool) -> None:
     """The fuzz search itself (run in a subprocess by the test below)."""
+    logging.getLogger("imago.sgf").setLevel(logging.ERROR)  # the expected CA warnings
     search = settings(max_examples=examples, deadline=None, derandomize=derandomize,
                       database=None if derandomize else settings.default.database,
                       suppress_health_check=list(HealthCheck))(
