@@ -58,6 +58,17 @@ class _NoChildren(list):
 _LEAF = _NoChildren()
 
 
+_EMPTY_SNAPSHOTS: dict[int, BoardSnapshot] = {}
+
+
+def _empty_snapshot(size: int) -> BoardSnapshot:
+    """The empty board of ``size``, as a snapshot shared by all games."""
+    snapshot = _EMPTY_SNAPSHOTS.get(size)
+    if snapshot is None:
+        snapshot = _EMPTY_SNAPSHOTS[size] = GameBoard(size).snapshot()
+    return snapshot
+
+
 class _Boards:
     """What the nodes of one tree share: the board size and the cache of
     recently used boards, ``{node: board}`` from least to most recent."""
@@ -174,12 +185,13 @@ class GameMove:
 
     @classmethod
     def new_root(cls, size: int) -> "GameMove":
-        """The root of a new game on an empty ``size`` x ``size`` board."""
-        board = GameBoard(size)
+        """The root of a new game on an empty ``size`` x ``size`` board. Its
+        board is built when first asked for, from one empty snapshot shared
+        by every game of that size (snapshots are immutable), so a
+        collection of many small games costs no board apiece."""
         root = cls()
         root._boards = _Boards(size)
-        root._kept = board.snapshot()
-        root._boards.put(root, board)
+        root._kept = _empty_snapshot(size)
         return root
 
     # ------------------------------------------------------------ contents
@@ -237,6 +249,12 @@ class GameMove:
             return boards.build(self)
         boards.cache[self] = board
         return board
+
+    def forget_boards(self) -> None:
+        """Drop the boards the tree holds in its cache; they are rebuilt
+        when asked for. For trees made in bulk (a collection of records),
+        which would otherwise keep a board or more each."""
+        self._boards.cache.clear()
 
     # ------------------------------------------------------------ the move
     @property

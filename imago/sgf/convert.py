@@ -129,6 +129,7 @@ def to_game(root: ASTNode, lenient: bool = False) -> GameState:
     finally:
         if collecting:
             gc.enable()
+    game.root.forget_boards()  # a collection of many games keeps no board apiece
     game.current = game.root
     return game
 
