@@ -23,7 +23,9 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
+from imago import sgf
 from imago.sgf.errors import clip, quote
+from imago.sgf.files import MAX_SGF_BYTES, file_problem
 
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
                                     create_algorithm, prepare_in_background)
@@ -489,7 +491,6 @@ class TerminalGame:
 
     @command("save", "write the game to an SGF file", "FILE")
     def cmd_save(self, argument: str) -> None:
-        from imago import sgf  # on first use: playing needs no SGF code
         props = self.state.root.properties
         for color, key in ((BLACK, "PB"), (WHITE, "PW")):
             player = self.players[color]
@@ -501,25 +502,20 @@ class TerminalGame:
         try:
             sgf.save(os.path.expanduser(argument), self.state)
         except (OSError, ValueError) as exc:  # ValueError: a FIFO or device
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            self.say(f"cannot save {argument}: {reason}")
+            self.say(f"cannot save {argument}: {file_problem(exc)}")
             return
         self.say(f"Saved {self.state.current.number} moves to {argument}.")
 
     @command("load", "go on with the game in an SGF file (the end of its main line)",
              "FILE")
     def cmd_load(self, argument: str) -> None:
-        from imago import sgf
-        from imago.sgf.files import MAX_SGF_BYTES
-
         try:
             games = sgf.load(os.path.expanduser(argument), limit=MAX_SGF_BYTES)
         except sgf.SGFError as exc:  # it reads "FILE:LINE:COLUMN: reason"
             self.say(f"cannot load {exc}")
             return
         except (OSError, ValueError) as exc:  # no such file, a device, FIFO or giant
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            self.say(f"cannot load {argument}: {reason}")
+            self.say(f"cannot load {argument}: {file_problem(exc)}")
             return
         state = games[0]
         *_, state.current = state.root.main_line()

@@ -21,6 +21,15 @@ Dictionary. Reading a record costs some 170 times its size in memory (a
 refused unread."""
 
 
+def file_problem(error: Exception) -> str:
+    """Why a file could not be read or written, as a user reads it: the
+    system's words for an OSError, else the error's own text (not a
+    regular file, larger than the limit)."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
+
+
 def open_regular_file(path: str, mode: str, **options: Any) -> IO:
     """``open(path, mode, **options)`` for a regular file only: a
     directory, device (``/dev/zero``, ``/dev/stdout``), FIFO or socket is

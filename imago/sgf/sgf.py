@@ -30,7 +30,7 @@ from imago.game import GameState
 from .convert import to_game
 from .encoding import decode
 from .errors import SGFError
-from .files import open_regular_file, read_regular_file
+from .files import file_problem, open_regular_file, read_regular_file
 from .nodes import VALUE_BODY_RE, ASTNode
 from .sgflex import Source
 from .sgfyacc import parse_source
@@ -249,8 +249,7 @@ def iter_games(paths: Union[PathLike, Iterable[PathLike]], *,
         except SGFError as err:
             log.warning("skipping %s", err)
         except (OSError, ValueError) as err:
-            reason = err.strerror if isinstance(err, OSError) and err.strerror else err
-            log.warning("skipping %s: %s", path, reason)
+            log.warning("skipping %s: %s", path, file_problem(err))
 
 
 __all__ = ["load", "loads", "dumps", "save", "parse", "iter_games", "find_sgf_files",
