@@ -26,7 +26,7 @@ import numpy as np
 from imago.game import BLACK, GameState, count
 from imago.nn.evaluator import DEFAULT_MODEL, model_file
 from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
-from imago.nn.modelfile import ModelFile
+from imago.nn.modelfile import network_of
 
 from .algorithm import DecisionAlgorithm, checked
 
@@ -53,8 +53,7 @@ class PolicyAlgorithm(DecisionAlgorithm):
     @property
     def network(self) -> Any:
         """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
-        model = self._model
-        return model.load() if isinstance(model, ModelFile) else model
+        return network_of(self._model)
 
     def check_size(self, size: int) -> None:
         self._model.check_size(size)

@@ -7,9 +7,9 @@ batch. Positions are anything with ``board``, ``parent`` and ``to_move``
 search path.
 
 Given a model file, the evaluator reads its metadata at once and loads the
-network (and TensorFlow) only when the first batch comes or
-:meth:`NetworkEvaluator.load` is called, perhaps from a background thread
-while an engine already answers its controller.
+network (and TensorFlow) only when the first batch comes, perhaps from a
+background thread (an algorithm's ``prepare``) while an engine already
+answers its controller.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from imago.game import BLACK
 
 from .features import HISTORY
-from .modelfile import ModelFile
+from .modelfile import ModelFile, network_of
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
@@ -82,12 +82,7 @@ class NetworkEvaluator:
     @property
     def network(self):
         """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
-        model = self._model
-        return model.load() if isinstance(model, ModelFile) else model
-
-    def load(self) -> None:
-        """Load the network now (imports TensorFlow): for a background thread."""
-        _ = self.network
+        return network_of(self._model)
 
     def check_size(self, size: int) -> None:
         """Raise :class:`~imago.nn.modelfile.ModelSizeError` (a ValueError)

@@ -96,3 +96,10 @@ class ModelFile:
         return self._network
 
     network = property(load)
+
+
+def network_of(model: Any) -> Any:
+    """The network of ``model``: a :class:`ModelFile`'s, loaded on first
+    use, or ``model`` itself when it is a network already (tests and
+    training hand networks in directly)."""
+    return model.load() if isinstance(model, ModelFile) else model
