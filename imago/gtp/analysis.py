@@ -131,14 +131,17 @@ def lz_line(results: list[SearchResult], size: int) -> str:
 
 def kata_line(results: list[SearchResult], size: int, lead: float,
               ownership: Optional[list[float]]) -> str:
-    """KataGo's format: floats in [0, 1]; ``scoreLead`` for the side to move
-    (the position's estimate, the same for every candidate); optionally
-    ``ownership`` for the side to move, row by row from the top left."""
+    """KataGo's format: floats in [0, 1]; ``scoreLead`` for the side to move:
+    each candidate's lead backed up by the search from the network's
+    ownership, or (an evaluator without a score) ``lead``, the position's
+    count for every candidate; optionally ``ownership`` for the side to
+    move, row by row from the top left."""
     parts = []
     for order, r in enumerate(results):
         pv = " ".join(index_to_vertex(p, size) for p in r.pv)
+        score = lead if r.score_lead is None else r.score_lead
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
-                     f"winrate {r.winrate:.4f} scoreMean {lead:.2f} scoreLead {lead:.2f} "
+                     f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
                      f"prior {r.prior:.4f} lcb {r.lcb:.4f} order {order} pv {pv}")
     line = " ".join(parts)
     if ownership is not None:

@@ -53,6 +53,21 @@ def model_file(path: Union[str, os.PathLike]) -> ModelFile:
 SYMMETRY_MODES = ("random", "none")
 
 
+class Evaluation(tuple):
+    """An evaluator's answer for a batch: the pair ``(priors, values)``
+    (so ``priors, values = answer`` works as it always did) carrying
+    ``margins`` too when the evaluator predicts the game's outcome in points:
+    the expected area of the player to move minus the opponent's, komi
+    left out (the search adds the komi of its game). None when unknown."""
+
+    margins: Optional[np.ndarray]
+
+    def __new__(cls, priors, values, margins: Optional[np.ndarray] = None) -> "Evaluation":
+        answer = super().__new__(cls, (priors, values))
+        answer.margins = margins
+        return answer
+
+
 class NetworkEvaluator:
     """Evaluates batches of positions with a policy(-value(-ownership))
     network. A network without a value head gives value 0 (the search then
@@ -89,37 +104,43 @@ class NetworkEvaluator:
         when the network cannot play ``size`` (read from its metadata)."""
         self._model.check_size(size)
 
-    def evaluate(self, nodes: Sequence) -> tuple:
+    def evaluate(self, nodes: Sequence) -> Evaluation:
         """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of
-        one board size; for mixed sizes, a list of prior rows."""
+        one board size (for mixed sizes, a list of prior rows), and margins
+        when the network has an ownership head."""
         return self._by_size(nodes, self._evaluate)
 
-    def evaluate_all_symmetries(self, nodes: Sequence) -> tuple:
+    def evaluate_all_symmetries(self, nodes: Sequence) -> Evaluation:
         """Like :meth:`evaluate`, averaged over the 8 symmetries: for the
         few positions whose answer matters most (the search's root)."""
         return self._by_size(nodes, lambda group: self._split(self._averaged(group), len(group)))
 
-    def _evaluate(self, nodes: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    def _evaluate(self, nodes: Sequence) -> Evaluation:
         syms = None
         if self.symmetries == "random":
             syms = self.rng.integers(0, 8, size=len(nodes))
         return self._split(self.network.evaluate_nodes(nodes, symmetries=syms), len(nodes))
 
     @staticmethod
-    def _by_size(nodes: Sequence, evaluate) -> tuple:
+    def _by_size(nodes: Sequence, evaluate) -> Evaluation:
         """``evaluate`` per board size, the answers put back in order."""
         sizes = {node.board.size for node in nodes}
         if len(sizes) <= 1:
             return evaluate(nodes)
         priors: list = [None] * len(nodes)
         values = np.zeros(len(nodes), dtype=np.float32)
+        margins: Optional[np.ndarray] = np.zeros(len(nodes), dtype=np.float32)
         for size in sizes:
             index = [i for i, node in enumerate(nodes) if node.board.size == size]
-            group_priors, group_values = evaluate([nodes[i] for i in index])
+            answer = evaluate([nodes[i] for i in index])
             for k, i in enumerate(index):
-                priors[i] = group_priors[k]
-            values[index] = group_values
-        return priors, values
+                priors[i] = answer[0][k]
+            values[index] = answer[1]
+            if answer.margins is None or margins is None:
+                margins = None
+            else:
+                margins[index] = answer.margins
+        return Evaluation(priors, values, margins)
 
     def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
         if self.symmetries == "none":
@@ -130,11 +151,15 @@ class NetworkEvaluator:
         return self.network.evaluate_averaged(planes)
 
     @staticmethod
-    def _split(out: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
+    def _split(out: dict, n: int) -> Evaluation:
+        """The answer's priors and values, with the ownership head's sum as
+        the margin (ownership is from the view of the player to move)."""
         value = out.get("value")
         if value is None:
             value = np.zeros(n, dtype=np.float32)
-        return out["policy"], value
+        ownership = out.get("ownership")
+        margins = None if ownership is None else ownership.sum(axis=1)
+        return Evaluation(out["policy"], value, margins)
 
     def ownership(self, node, to_move: int) -> Optional[list[float]]:
         """Ownership of every cell of the board's array, +1 for Black (None

@@ -4,9 +4,10 @@ nodes (:mod:`.tree`, :mod:`.puct`), random-playout evaluation
 (:mod:`.pool`)."""
 
 from .playouts import PlayoutEvaluator
-from .pool import SearchJob, run_searches
-from .puct import Evaluator, Leaf, PUCTSearch, SearchResult, action_of, action_points
+from .pool import SearchJob, SearchPool, run_searches
+from .puct import (Evaluator, Leaf, PUCTSearch, RootSummary, SearchResult, action_of,
+                   action_points)
 from .tree import SearchNode
 
-__all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode",
-           "SearchResult", "action_of", "action_points", "run_searches"]
+__all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode", "SearchPool",
+           "RootSummary", "SearchResult", "action_of", "action_points", "run_searches"]

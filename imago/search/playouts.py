@@ -8,12 +8,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from imago.game import area_score
+from imago.nn.evaluator import Evaluation
 
 
 class PlayoutEvaluator:
     """Uniform priors over moves and the value of random playouts
-    (eye-respecting) scored by area. It lets PUCT run, and be tested, where
-    no model is loaded. Takes search leaves or game-tree nodes (anything
+    (eye-respecting) scored by area, the playouts' mean area margin as the
+    score. It lets PUCT run, and be tested, where no model is loaded. Takes search leaves or game-tree nodes (anything
     with ``board`` and ``to_move``; ``passes`` when known)."""
 
     history = 1  # looks at the position alone
@@ -23,17 +24,20 @@ class PlayoutEvaluator:
         self.rng = random.Random(seed)
         self.playouts = playouts
 
-    def evaluate(self, leaves: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, leaves: Sequence) -> Evaluation:
         size = leaves[0].board.size
         priors = np.full((len(leaves), size * size + 1), 1.0 / (size * size + 1))
         values = np.zeros(len(leaves))
+        margins = np.zeros(len(leaves))
         for k, leaf in enumerate(leaves):
-            total = 0.0
+            total = margin = 0.0
+            sign = 1.0 if leaf.to_move == 1 else -1.0
             for _ in range(self.playouts):
                 board = leaf.board.copy()
                 board.playout(leaf.to_move, self.rng, getattr(leaf, "passes", 0))
                 score = area_score(board, self.komi)
-                black = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
-                total += black if leaf.to_move == 1 else -black
+                total += sign * (1.0 if score > 0 else -1.0 if score < 0 else 0.0)
+                margin += sign * (score + self.komi)
             values[k] = total / self.playouts
-        return priors, values
+            margins[k] = margin / self.playouts
+        return Evaluation(priors, values, margins)

@@ -2,10 +2,16 @@
 selects its leaves, one evaluator call answers the leaves of all of them,
 and each search applies its share. Self-play of many games and analysis of
 many positions fill the network's batches this way even when each search
-alone would send a handful of positions."""
+alone would send a handful of positions.
+
+:class:`SearchPool` advances its searches one round at a time, so a caller
+can add and drop searches and read partial results between rounds (the
+analysis engine); :func:`run_searches` runs a fixed set to the end.
+"""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -14,22 +20,125 @@ from imago.game import GameState
 from .puct import Evaluator, PUCTSearch
 from .tree import SearchNode
 
+_ORDER = itertools.count()
+
 
 @dataclass
 class SearchJob:
     """One search to run: ``search`` from ``state.current`` for ``color``
-    until its root has ``visits`` visits."""
+    until its root has ``visits`` visits. A pool serves higher ``priority``
+    first, then the jobs added earlier. ``forbidden`` actions are struck
+    out of the root's choices once it is expanded (one move stays open)."""
     search: PUCTSearch
     state: GameState
     color: int
     visits: int
     allow_pass: bool = True
+    priority: int = 0
+    forbidden: frozenset = frozenset()
     root: Optional[SearchNode] = field(default=None, init=False)
+    order: int = field(default_factory=lambda: next(_ORDER), init=False)
 
     def unfinished(self) -> bool:
         root = self.root
         return (root is not None and root.expanded and root.total_visits() < self.visits
                 and len(root.open_actions()) > 1)
+
+    def _strike_forbidden(self) -> None:
+        root = self.root
+        if not self.forbidden or root is None or not root.expanded:
+            return
+        keep = [a for a in root.open_actions().tolist() if a not in self.forbidden]
+        if keep:
+            for action in self.forbidden:
+                root.strike(int(action))
+
+
+class SearchPool:
+    """Searches sharing ``evaluator`` (default: the first job's), advanced
+    by :meth:`step`. A round sends at most about ``max_leaves`` leaves to
+    the evaluator, the highest-priority searches first."""
+
+    def __init__(self, evaluator: Optional[Evaluator] = None, max_leaves: int = 256):
+        self.evaluator = evaluator
+        self.max_leaves = max(1, int(max_leaves))
+        self.new: list[SearchJob] = []
+        self.running: list[SearchJob] = []
+        self.batches: list[int] = []  # the size of every evaluator call, newest last
+
+    def add(self, job: SearchJob) -> None:
+        """Start ``job`` at the next round."""
+        if self.evaluator is None:
+            self.evaluator = job.search.evaluator
+        self.new.append(job)
+
+    def discard(self, job: SearchJob) -> None:
+        """Stop ``job`` (its tree keeps what it found so far)."""
+        if job in self.new:
+            self.new.remove(job)
+        if job in self.running:
+            self.running.remove(job)
+
+    def __len__(self) -> int:
+        return len(self.new) + len(self.running)
+
+    def step(self) -> list[SearchJob]:
+        """One round: set up the searches added since the last round (one
+        careful evaluator call for all their new roots), then one batch of
+        leaves from the running searches. Returns the jobs that finished in
+        this round (they leave the pool)."""
+        finished: list[SearchJob] = []
+        if self.new:
+            started, self.new = self.new, []
+            self._start(started)
+            for job in started:
+                (self.running if job.unfinished() else finished).append(job)
+        if self.running:
+            self._round()
+            still = []
+            for job in self.running:
+                (still if job.unfinished() else finished).append(job)
+            self.running = still
+        return finished
+
+    def _start(self, jobs: list[SearchJob]) -> None:
+        for job in jobs:
+            job.search.set_root(job.state, job.color)
+        asked = [job for job in jobs if job.search.needs_root_answer()]
+        answers: dict[int, tuple] = {}
+        if asked:
+            evaluator = self.evaluator
+            careful = getattr(evaluator, "evaluate_all_symmetries", evaluator.evaluate)
+            answer = careful([job.search.root_request() for job in asked])
+            for k, job in enumerate(asked):
+                answers[id(job)] = (answer[0][k], answer[1][k])
+                job.search.evaluations += 1
+        for job in jobs:
+            job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))
+            job._strike_forbidden()
+
+    def _round(self) -> None:
+        shares, wanted = [], 0
+        for job in sorted(self.running, key=lambda j: (-j.priority, j.order)):
+            if wanted >= self.max_leaves:
+                break
+            budget = min(job.search.batch_size, job.visits - job.root.total_visits())
+            share = job.search.select(max(1, budget))
+            shares.append((job, share))
+            wanted += len(share)
+        leaves = [leaf for _, share in shares for leaf in share]
+        if not leaves:
+            return
+        answer = self.evaluator.evaluate(leaves)
+        priors, values, margins = answer[0], answer[1], getattr(answer, "margins", None)
+        self.batches.append(len(leaves))
+        start = 0
+        for job, share in shares:
+            end = start + len(share)
+            job.search.apply(share, priors[start:end], values[start:end],
+                             None if margins is None else margins[start:end])
+            job.search.evaluations += len(share)
+            start = end
 
 
 def run_searches(jobs: list[SearchJob], evaluator: Optional[Evaluator] = None,
@@ -40,35 +149,12 @@ def run_searches(jobs: list[SearchJob], evaluator: Optional[Evaluator] = None,
     every evaluator call."""
     if not jobs:
         return []
-    evaluator = evaluator if evaluator is not None else jobs[0].search.evaluator
+    pool = SearchPool(evaluator if evaluator is not None else jobs[0].search.evaluator,
+                      max_leaves=sum(job.search.batch_size for job in jobs))
     for job in jobs:
-        job.search.set_root(job.state, job.color)
-    asked = [job for job in jobs if job.search.needs_root_answer()]
-    answers: dict[int, tuple] = {}
-    if asked:
-        careful = getattr(evaluator, "evaluate_all_symmetries", evaluator.evaluate)
-        priors, values = careful([job.search.root_request() for job in asked])
-        for k, job in enumerate(asked):
-            answers[id(job)] = (priors[k], values[k])
-            job.search.evaluations += 1
-    for job in jobs:
-        job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))
-    active = [job for job in jobs if job.unfinished()]
-    while active:
-        shares = []
-        for job in active:
-            budget = min(job.search.batch_size, job.visits - job.root.total_visits())
-            shares.append((job, job.search.select(max(1, budget))))
-        leaves = [leaf for _, share in shares for leaf in share]
-        if leaves:
-            priors, values = evaluator.evaluate(leaves)
-            if batches is not None:
-                batches.append(len(leaves))
-            start = 0
-            for job, share in shares:
-                end = start + len(share)
-                job.search.apply(share, priors[start:end], values[start:end])
-                job.search.evaluations += len(share)
-                start = end
-        active = [job for job in active if job.unfinished()]
+        pool.add(job)
+    while len(pool):
+        pool.step()
+    if batches is not None:
+        batches.extend(pool.batches)
     return [job.root for job in jobs]

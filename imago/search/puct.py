@@ -24,7 +24,11 @@ budget is spent.
 
 The evaluator is anything with ``evaluate(leaves) -> (priors, values)``:
 ``priors[i]`` a vector over the ``size*size + 1`` actions and ``values[i]``
-in [-1, 1] from the view of leaf i's player to move. A leaf exposes
+in [-1, 1] from the view of leaf i's player to move. When the answer also
+has ``margins`` (:class:`imago.nn.evaluator.Evaluation`: the expected area
+of the player to move minus the opponent's), the search backs up score
+leads (the margins with the game's komi) beside the values, so every
+candidate gets its expected lead in points. A leaf exposes
 ``board``, ``to_move``, ``passes`` and ``recent`` (the cells of the
 positions before it, newest first, as ``bytes``), so feature encoders can
 build history planes. ``history`` on the evaluator says how many positions
@@ -39,7 +43,7 @@ import math
 import random
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Optional, Protocol, Sequence
 
@@ -98,13 +102,26 @@ class Leaf:
 
 @dataclass
 class SearchResult:
-    """One root move after a search, from the root player's view."""
+    """One root move after a search, from the root player's view:
+    ``score_lead`` in points (None when the evaluator predicts no score),
+    ``pv_visits`` the visits of each move of ``pv``."""
     point: Optional[int]
     visits: int
     winrate: float
     prior: float
     lcb: float
     pv: list
+    score_lead: Optional[float] = None
+    pv_visits: list = field(default_factory=list)
+
+
+@dataclass
+class RootSummary:
+    """The whole search from the root player's view: the win rate and score
+    lead averaged over every visit (None when no score is known)."""
+    winrate: float
+    score_lead: Optional[float]
+    visits: int
 
 
 class PUCTSearch:
@@ -137,6 +154,7 @@ class PUCTSearch:
         self.size = 0
         self.recent_roots: list = []  # (game node, search node, colour), newest last
         self.evaluations = 0
+        self.scored = False  # whether the evaluator's answers carry margins
         self.root_passes = 0
         self._root_recent: list = []  # cells of the root's earlier positions, newest first
         self._root_hashes: list = []  # their hashes
@@ -318,7 +336,7 @@ class PUCTSearch:
             edge = root.edge(pass_action)
             if edge >= 0:
                 root.total -= root.visits[edge]
-                root.visits[edge] = root.values[edge] = 0.0
+                root.visits[edge] = root.values[edge] = root.scores[edge] = 0.0
             root.strike(pass_action)
         elif allow and struck:
             root.unstrike(pass_action)
@@ -360,9 +378,9 @@ class PUCTSearch:
         """One round: select up to ``batch`` leaves, evaluate, apply."""
         leaves = self.select(batch)
         if leaves:
-            priors, values = self.evaluator.evaluate(leaves)
+            answer = self.evaluator.evaluate(leaves)
             self.evaluations += len(leaves)
-            self.apply(leaves, priors, values)
+            self.apply(leaves, answer[0], answer[1], getattr(answer, "margins", None))
 
     def select(self, batch: int) -> list[Leaf]:
         """Up to ``batch`` descents with virtual loss; the leaves that need
@@ -381,10 +399,12 @@ class PUCTSearch:
             waiting.add(id(leaf.node))
         return pending
 
-    def apply(self, leaves: Sequence[Leaf], priors, values) -> None:
-        """Expand ``leaves`` with the evaluator's answers and back them up."""
+    def apply(self, leaves: Sequence[Leaf], priors, values, margins=None) -> None:
+        """Expand ``leaves`` with the evaluator's answers and back them up
+        (with score leads when ``margins`` are given)."""
         if not leaves:
             return
+        self.scored = margins is not None
         size = self.size
         actions = point_actions(size)
         open_mask = np.zeros((len(leaves), size * size + 1), dtype=bool)
@@ -395,13 +415,16 @@ class PUCTSearch:
         if len(self.cache) > self.cache_size:
             self.cache.clear()
         cache = self.cache if self.cache_size > 0 else None
+        komi = self.komi
         for k, leaf in enumerate(leaves):
             node, value = leaf.node, float(values[k])
             node.priors = block[k].tobytes()
             node.value = value
+            if margins is not None:
+                node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
             if cache is not None:
-                cache[leaf.key] = (node.priors, value)
-            self._backup(leaf.path, value)
+                cache[leaf.key] = (node.priors, value, node.score)
+            self._backup(leaf.path, value, node.score)
 
     def _choose(self, node: SearchNode) -> tuple[int, int]:
         """The action with the best PUCT score at ``node`` and its edge
@@ -463,14 +486,14 @@ class PUCTSearch:
             color = 3 - color
             node = node.children[edge]
         if node.terminal:
-            self._backup(path, self._terminal_value(board, color))
+            self._backup(path, *self._terminal_outcome(board, color))
             return None
         earlier = list(reversed(hashes)) + self._root_hashes
         key = hash((color, board.hash, *earlier[:HISTORY - 1]))
         cached = self.cache.get(key)
         if cached is not None:
-            node.priors, node.value = cached
-            self._backup(path, node.value)
+            node.priors, node.value, node.score = cached
+            self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
         return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key)
@@ -482,21 +505,24 @@ class PUCTSearch:
             node._values[edge] += vl
             node.total -= vl
 
-    def _backup(self, path, value: float) -> None:
-        """Back ``value`` (for the leaf's player to move) up the path,
-        removing the virtual loss the descent put there."""
+    def _backup(self, path, value: float, score: float = 0.0) -> None:
+        """Back ``value`` and ``score`` (for the leaf's player to move) up
+        the path, removing the virtual loss the descent put there."""
         vl = self.virtual_loss
         for node, edge in reversed(path):
-            value = -value  # now from the view of the player who chose the move
+            value, score = -value, -score  # now the view of the player who chose the move
             node._visits[edge] += 1.0 - vl
             node._values[edge] += value + vl
+            node._scores[edge] += score
             node.total += 1.0 - vl
 
-    def _terminal_value(self, board, to_move: int) -> float:
-        """Two passes: the area score decides, for the player to move."""
+    def _terminal_outcome(self, board, to_move: int) -> tuple[float, float]:
+        """Two passes: the area score decides; the value and the score for
+        the player to move."""
         score = area_score(board, self.komi)
-        black_value = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
-        return black_value if to_move == 1 else -black_value
+        if to_move != 1:
+            score = -score
+        return (1.0 if score > 0 else -1.0 if score < 0 else 0.0), score
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
         """True when the best move cannot change in the remaining budget."""
@@ -518,7 +544,8 @@ class PUCTSearch:
         """The board point of an action on the searched board (None: pass)."""
         return action_points(self.size)[action]
 
-    def results(self, root: Optional[SearchNode] = None, limit: int = 10) -> list[SearchResult]:
+    def results(self, root: Optional[SearchNode] = None, limit: int = 10,
+                pv_length: int = 10) -> list[SearchResult]:
         """The visited root moves, most visited first, with win rates from
         the root player's view and principal variations."""
         root = root or self.root
@@ -534,22 +561,43 @@ class PUCTSearch:
                 continue
             winrate = (root.values[edge] / n + 1) / 2
             spread = math.sqrt(max(winrate * (1 - winrate), 1e-6) / n)
+            pv, pv_visits = self.principal_line(root, int(edge), pv_length)
             out.append(SearchResult(self.point_of(action), int(round(n)), float(winrate),
                                     float(priors[action]),
-                                    float(max(0.0, winrate - 1.96 * spread)),
-                                    self.principal_variation(root, int(edge))))
+                                    float(max(0.0, winrate - 1.96 * spread)), pv,
+                                    float(root.scores[edge] / n) if self.scored else None,
+                                    pv_visits))
         return out
 
     def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
         """Points of the most visited line starting with ``root``'s ``edge``."""
-        pv, node = [], root
+        return self.principal_line(root, edge, length)[0]
+
+    def principal_line(self, root: SearchNode, edge: int, length: int = 10
+                       ) -> tuple[list, list[int]]:
+        """The most visited line starting with ``root``'s ``edge``: its
+        points and the visits of each of its moves."""
+        pv, visits, node = [], [], root
         while len(pv) < length:
             pv.append(self.point_of(int(node.moves[edge])))
+            visits.append(int(round(node.visits[edge])))
             node = node.children[edge]
             if not node.expanded or node.total_visits() == 0:
                 break
             edge = node.best_edge()
-        return pv
+        return pv, visits
+
+    def summary(self, root: Optional[SearchNode] = None) -> RootSummary:
+        """The root's win rate and score lead over all its visits, for the
+        root player (a position's value as analysis tools report it)."""
+        root = root or self.root
+        if root is None or not root.expanded or root.total <= 0:
+            value, score = (root.value, root.score) if root is not None else (0.0, 0.0)
+            return RootSummary((value + 1) / 2, score if self.scored else None, 0)
+        n = float(root.visits.sum())
+        return RootSummary(float((root.values.sum() / n + 1) / 2),
+                           float(root.scores.sum() / n) if self.scored else None,
+                           int(round(n)))
 
     @staticmethod
     def winrate(root: SearchNode) -> float:

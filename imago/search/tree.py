@@ -12,7 +12,9 @@ moves (points row-major from the top-left, the pass last; see
   written in place;
 - one *edge* per child already created, in parallel arrays: ``moves`` (the
   action), ``visits`` (N), ``values`` (W, from the view of the player to move
-  here) and ``children``. Only moves the search has tried get an edge, so a
+  here), ``scores`` (the sum of the score leads backed up through the edge,
+  in points, from the same view; zero when the evaluator predicts no score)
+  and ``children``. Only moves the search has tried get an edge, so a
   node costs about a kilobyte on 19x19 (mostly its priors) instead of a
   board;
 - ``struck``: moves found illegal when first tried (suicide, ko, superko),
@@ -56,16 +58,18 @@ def decode_priors(priors: bytes) -> np.ndarray:
 class SearchNode:
     """A position of the search tree and the statistics of its moves."""
 
-    __slots__ = ("priors", "value", "total", "_moves", "_visits", "_values", "edges",
-                 "children", "struck", "careful", "terminal")
+    __slots__ = ("priors", "value", "score", "total", "_moves", "_visits", "_values",
+                 "_scores", "edges", "children", "struck", "careful", "terminal")
 
     def __init__(self) -> None:
         self.priors: Optional[bytes] = None   # None until expanded
         self.value = 0.0           # the evaluator's value, for the player to move
+        self.score = 0.0           # the evaluator's score lead (points), for the player to move
         self.total = 0.0           # sum of the edges' visits (virtual loss included)
         self._moves = EMPTY_MOVES  # room for more edges than there are: see add_edge
         self._visits = EMPTY_STATS
         self._values = EMPTY_STATS
+        self._scores = EMPTY_STATS
         self.edges = 0
         self.children: Sequence[SearchNode] = ()  # a list from the first edge on
         self.struck: Optional[list[int]] = None
@@ -95,6 +99,12 @@ class SearchNode:
         """W of each edge, from the view of this node's player to move."""
         return self._values[:self.edges]
 
+    @property
+    def scores(self) -> np.ndarray:
+        """The summed score lead of each edge, from the view of this node's
+        player to move (divide by the edge's visits for the mean)."""
+        return self._scores[:self.edges]
+
     def edge(self, action: int) -> int:
         """The edge index of ``action``, or -1 when it has none yet."""
         found = np.flatnonzero(self.moves == action)
@@ -108,6 +118,7 @@ class SearchNode:
             self._moves = np.concatenate([self._moves, np.zeros(room - edge, np.int32)])
             self._visits = np.concatenate([self._visits, np.zeros(room - edge)])
             self._values = np.concatenate([self._values, np.zeros(room - edge)])
+            self._scores = np.concatenate([self._scores, np.zeros(room - edge)])
         self._moves[edge] = action
         self.edges = edge + 1
         child = SearchNode()

@@ -1,0 +1,130 @@
+"""Score leads backed up by the search beside win rates, and the search pool
+served round by round (priorities, dropped and restricted searches)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from imago.game import BLACK, WHITE, GameState, vertex_to_index
+from imago.nn.evaluator import Evaluation
+from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
+
+
+class WhiteAheadEvaluator:
+    """Uniform priors, value 0, and White ahead on the board by ``lead``
+    points in every position (margins are from the view of the player to
+    move)."""
+
+    history = 1
+
+    def __init__(self, lead: float = 10.0):
+        self.lead = lead
+        self.batches: list[int] = []
+
+    def evaluate(self, leaves):
+        self.batches.append(len(leaves))
+        n, actions = len(leaves), leaves[0].board.size ** 2 + 1
+        margins = np.array([self.lead if leaf.to_move == WHITE else -self.lead
+                            for leaf in leaves])
+        return Evaluation(np.full((n, actions), 1.0 / actions), np.zeros(n), margins)
+
+
+def test_every_candidate_and_the_root_get_the_score_lead_with_komi():
+    game = GameState(9, komi=7.5)
+    search = PUCTSearch(WhiteAheadEvaluator(10.0), batch_size=4, seed=1)
+    search.run(game, BLACK, visits=200, early_stop=False)
+    results = search.results(limit=100)
+    assert results and all(r.score_lead == pytest.approx(-17.5) for r in results)
+    summary = search.summary()
+    assert summary.score_lead == pytest.approx(-17.5) and summary.visits >= 199
+    white = PUCTSearch(WhiteAheadEvaluator(10.0), batch_size=4, seed=1)
+    game.play(BLACK, vertex_to_index("E5", 9))
+    white.run(game, WHITE, visits=100, early_stop=False)
+    assert white.summary().score_lead == pytest.approx(17.5)
+
+
+def test_an_evaluator_without_margins_gives_no_score():
+    class PlainEvaluator(WhiteAheadEvaluator):
+        def evaluate(self, leaves):
+            priors, values = super().evaluate(leaves)
+            return priors, values
+
+    search = PUCTSearch(PlainEvaluator(), batch_size=4, seed=1)
+    search.run(GameState(9), BLACK, visits=50, early_stop=False)
+    assert all(r.score_lead is None for r in search.results())
+    assert search.summary().score_lead is None
+
+
+def test_playouts_score_a_won_position_for_its_owner():
+    game = GameState(5, komi=0.5)
+    for vertex in ("A3", "B3", "C3", "D3", "E3"):
+        game.play(BLACK, vertex_to_index(vertex, 5))
+        game.play(WHITE, None)
+    for vertex in ("A2", "B2", "C2", "D2", "E2"):
+        game.play(BLACK, vertex_to_index(vertex, 5))
+        game.play(WHITE, None)
+    search = PUCTSearch(PlayoutEvaluator(komi=0.5, seed=2), batch_size=1, seed=2)
+    search.run(game, BLACK, visits=100, early_stop=False)
+    assert search.summary().score_lead > 10
+
+
+def test_pv_visits_follow_the_line():
+    search = PUCTSearch(PlayoutEvaluator(seed=3), batch_size=1, seed=3)
+    search.run(GameState(5, komi=0.5), BLACK, visits=300, early_stop=False)
+    best = search.results(limit=1, pv_length=4)[0]
+    assert len(best.pv) == len(best.pv_visits) <= 4
+    assert best.pv_visits[0] == best.visits
+    assert all(a >= b for a, b in zip(best.pv_visits, best.pv_visits[1:]))
+
+
+def positions(game: GameState, count: int) -> list[GameState]:
+    """``count`` views of one game at its first positions (each its own
+    cursor, sharing the tree)."""
+    nodes = [game.root]
+    while len(nodes) < count:
+        nodes.append(nodes[-1].play(nodes[-1].to_move, None if len(nodes) % 7 == 0 else
+                                    game.board.empties[len(nodes) * 3]))
+    views = []
+    for node in nodes:
+        view = copy.copy(game)
+        view.current = node
+        views.append(view)
+    return views
+
+
+def test_the_pool_serves_higher_priorities_first_and_batches_across_searches():
+    evaluator = WhiteAheadEvaluator()
+    views = positions(GameState(9), 6)
+    pool = SearchPool(evaluator, max_leaves=8)
+    jobs = [SearchJob(PUCTSearch(evaluator, batch_size=4, seed=k), view, view.to_move, 40,
+                      priority=10 if k >= 4 else 0) for k, view in enumerate(views)]
+    for job in jobs:
+        pool.add(job)
+    done_order = []
+    while len(pool):
+        done_order += [jobs.index(job) for job in pool.step()]
+    assert sorted(done_order) == list(range(6))
+    assert set(done_order[:2]) == {4, 5}
+    assert max(evaluator.batches) == 8
+
+
+def test_a_discarded_search_stops_and_forbidden_moves_are_never_searched():
+    evaluator = WhiteAheadEvaluator()
+    game = GameState(9)
+    pool = SearchPool(evaluator, max_leaves=64)
+    forbidden = frozenset(action_of(vertex_to_index(v, 9), 9) for v in ("E5", "C3", "G7"))
+    kept = SearchJob(PUCTSearch(evaluator, batch_size=8, seed=1), game, BLACK, 300,
+                     forbidden=forbidden)
+    dropped = SearchJob(PUCTSearch(evaluator, batch_size=8, seed=2), game, BLACK, 10_000)
+    pool.add(kept)
+    pool.add(dropped)
+    pool.step()
+    pool.discard(dropped)
+    while len(pool):
+        pool.step()
+    assert dropped.root.total_visits() < 100
+    assert kept.root.total_visits() >= 300
+    assert not forbidden & set(int(a) for a in kept.root.moves)
