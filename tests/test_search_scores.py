@@ -128,3 +128,19 @@ def test_a_discarded_search_stops_and_forbidden_moves_are_never_searched():
     assert dropped.root.total_visits() < 100
     assert kept.root.total_visits() >= 300
     assert not forbidden & set(int(a) for a in kept.root.moves)
+
+
+def test_a_new_root_keeps_the_evaluators_careful_answer_and_children_can_be_asked():
+    evaluator = WhiteAheadEvaluator()
+    game = GameState(9)
+    game.play(BLACK, vertex_to_index("E5", 9))
+    job = SearchJob(PUCTSearch(evaluator, batch_size=4, seed=1), game, WHITE, 20)
+    pool = SearchPool(evaluator)
+    pool.add(job)
+    while len(pool):
+        pool.step()
+    policy, value, margin, ownership = job.root_answer
+    assert len(policy) == 82 and value == 0 and margin == 10.0 and ownership is None
+    child = job.search.child_request(action_of(vertex_to_index("C3", 9), 9))
+    assert child.to_move == BLACK and child.board.stone_count(WHITE) == 1
+    assert child.board.stone_count(BLACK) == 1

@@ -58,13 +58,18 @@ class Evaluation(tuple):
     (so ``priors, values = answer`` works as it always did) carrying
     ``margins`` too when the evaluator predicts the game's outcome in points:
     the expected area of the player to move minus the opponent's, komi
-    left out (the search adds the komi of its game). None when unknown."""
+    left out (the search adds the komi of its game), and ``ownership``
+    (``(n, size*size)``, row-major from the top-left, +1 for the player to
+    move). Each None when unknown."""
 
     margins: Optional[np.ndarray]
+    ownership: Optional[np.ndarray]
 
-    def __new__(cls, priors, values, margins: Optional[np.ndarray] = None) -> "Evaluation":
+    def __new__(cls, priors, values, margins: Optional[np.ndarray] = None,
+                ownership: Optional[np.ndarray] = None) -> "Evaluation":
         answer = super().__new__(cls, (priors, values))
         answer.margins = margins
+        answer.ownership = ownership
         return answer
 
 
@@ -140,7 +145,7 @@ class NetworkEvaluator:
                 margins = None
             else:
                 margins[index] = answer.margins
-        return Evaluation(priors, values, margins)
+        return Evaluation(priors, values, margins)  # ownership rows differ in length
 
     def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
         if self.symmetries == "none":
@@ -159,7 +164,17 @@ class NetworkEvaluator:
             value = np.zeros(n, dtype=np.float32)
         ownership = out.get("ownership")
         margins = None if ownership is None else ownership.sum(axis=1)
-        return Evaluation(out["policy"], value, margins)
+        return Evaluation(out["policy"], value, margins, ownership)
+
+    def ownerships(self, nodes: Sequence, averaged: bool = True) -> Optional[np.ndarray]:
+        """Ownership ``(n, size*size)`` of positions of one size, row-major
+        from the top-left, +1 for each one's player to move: the 8-symmetry
+        mean (unless symmetries are off), or with ``averaged=False`` one
+        random symmetry each (8 times cheaper, for many positions at once).
+        None without an ownership head."""
+        if averaged:
+            return self._averaged(nodes).get("ownership")
+        return self._evaluate(nodes).ownership
 
     def ownership(self, node, to_move: int) -> Optional[list[float]]:
         """Ownership of every cell of the board's array, +1 for Black (None

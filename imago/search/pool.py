@@ -37,6 +37,9 @@ class SearchJob:
     priority: int = 0
     forbidden: frozenset = frozenset()
     root: Optional[SearchNode] = field(default=None, init=False)
+    root_answer: Optional[tuple] = field(default=None, init=False)
+    """The evaluator's careful answer for a new root: ``(policy, value,
+    margin, ownership)``, each None when the evaluator does not give it."""
     order: int = field(default_factory=lambda: next(_ORDER), init=False)
 
     def unfinished(self) -> bool:
@@ -110,8 +113,13 @@ class SearchPool:
             evaluator = self.evaluator
             careful = getattr(evaluator, "evaluate_all_symmetries", evaluator.evaluate)
             answer = careful([job.search.root_request() for job in asked])
+            margins = getattr(answer, "margins", None)
+            ownership = getattr(answer, "ownership", None)
             for k, job in enumerate(asked):
                 answers[id(job)] = (answer[0][k], answer[1][k])
+                job.root_answer = (answer[0][k], float(answer[1][k]),
+                                   None if margins is None else float(margins[k]),
+                                   None if ownership is None else ownership[k])
                 job.search.evaluations += 1
         for job in jobs:
             job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))

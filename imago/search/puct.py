@@ -260,6 +260,18 @@ class PUCTSearch:
         return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
                     self.root, [], 0)
 
+    def child_request(self, action: int) -> Leaf:
+        """The position after the root player's ``action`` (legal) as an
+        evaluator request, e.g. for the ownership after each candidate."""
+        board = self.root_board.copy()
+        point = self.point_of(action)
+        board.play(point, self.root_color)
+        recent = []
+        if getattr(self.evaluator, "history", HISTORY) > 1:
+            recent = ([bytes(self.root_board.cells)] + self._root_recent)[:HISTORY - 1]
+        passes = self.root_passes + 1 if point is None else 0
+        return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0)
+
     def needs_root_answer(self) -> bool:
         """Whether the root set by :meth:`set_root` is new and needs an
         evaluation (lets a pool evaluate many roots in one call)."""
