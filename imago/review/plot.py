@@ -47,6 +47,7 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     """The plot as PNG bytes. Raises ImportError without matplotlib."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     record = review.record
     first = record.start.number
@@ -68,6 +69,7 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     top = max([abs(s) for s in scores] + [5.0]) * 1.1
     top = math.ceil(top / 5) * 5
     lead.set_ylim(-top, top)
+    lead.yaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
     lead.fill_between(xs, scores, 0, color=SCORE_COLOR, alpha=0.18, linewidth=0, step=None)
     lead.plot(xs, scores, color=SCORE_COLOR, linewidth=1.2, label="Black's score lead")
     lead.set_ylabel("Black's score lead (points)", color=SCORE_COLOR)
@@ -80,8 +82,8 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     ax.tick_params(axis="y", colors=WINRATE_COLOR)
     ax.set_yticks(range(0, 101, 25))
     ax.set_xlabel("move")
-    last = first + max(len(review.positions) - 1, 1)
-    ax.set_xlim(first, last)
+    span = max(len(review.positions) - 1, 1)
+    ax.set_xlim(first, first + span + max(0.5, span / 100))  # room for a mark on the last move
     ax.grid(axis="x", color="#eeeeee")
 
     for grade in ("inaccuracy", "mistake", "blunder"):
@@ -92,7 +94,6 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
                        linewidths=0.6, zorder=3, label=f"{grade} ({len(moves)})")
     # labels on the side the curve fell to (below for Black's mistakes, above for
     # White's), on the other side or left out where an earlier label is in the way
-    span = max(len(review.positions) - 1, 1)
     placed: list[tuple[float, float]] = []
     for move in review.worst(LABELLED, minimum=review.thresholds.mistake):
         y = 100 * move.after.winrate
