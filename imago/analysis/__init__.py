@@ -1,0 +1,1 @@
+"""KataGo-compatible JSON analysis engine (`imago analysis`)."""

@@ -1,0 +1,179 @@
+"""KataGo's rules, as an analysis query names them, read and compared with
+what imago plays.
+
+A query's ``rules`` is a shorthand (``"tromp-taylor"``, ``"chinese"``,
+``"japanese"``, ...) or an object of rule options (``ko``, ``scoring``,
+``tax``, ``suicide``, ``hasButton``, ``whiteHandicapBonus``,
+``friendlyPassOk``, ``komi``). imago's board plays one rule set: area
+scoring, positional superko, no suicide, no button. Rules that differ are
+analysed as those anyway, with a warning that says what differs
+(:func:`differences`); the komi and the white handicap bonus are honoured
+exactly, the bonus as extra komi (under area scoring they are the same).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+AREA, TERRITORY = "AREA", "TERRITORY"
+KO_RULES = ("SIMPLE", "POSITIONAL", "SITUATIONAL", "SPIGHT")
+SCORINGS = (AREA, TERRITORY)
+TAXES = ("NONE", "SEKI", "ALL")
+HANDICAP_BONUSES = ("0", "N", "N-1")
+MAX_KOMI = 150.0
+
+
+@dataclass(frozen=True)
+class KataRules:
+    """One of KataGo's rule sets. ``komi`` is the rule set's own default
+    komi (a query's ``komi`` field overrides it)."""
+
+    ko: str = "POSITIONAL"
+    scoring: str = AREA
+    tax: str = "NONE"
+    suicide: bool = True
+    button: bool = False
+    handicap_bonus: str = "0"
+    komi: float = 7.5
+
+
+_TT = KataRules()
+# Shorthands, written without case, spaces, dashes or underscores.
+SHORTHANDS: dict[str, KataRules] = {
+    "tromptaylor": _TT,
+    "goe": _TT, "ing": _TT,
+    "chinese": KataRules(ko="SIMPLE", suicide=False, handicap_bonus="N"),
+    "chineseogs": KataRules(suicide=False, handicap_bonus="N"),
+    "chinesekgs": KataRules(suicide=False, handicap_bonus="N"),
+    "japanese": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
+    "korean": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
+    "aga": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "bga": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "french": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "agabutton": KataRules(ko="SITUATIONAL", suicide=False, button=True,
+                           handicap_bonus="N-1", komi=7.0),
+    "newzealand": KataRules(ko="SITUATIONAL"),
+    "nz": KataRules(ko="SITUATIONAL"),
+    "stonescoring": KataRules(ko="SIMPLE", tax="ALL", suicide=False),
+    "ancientarea": KataRules(ko="SIMPLE", tax="ALL", suicide=False),
+    "ancientterritory": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="ALL", suicide=False,
+                                  komi=6.5),
+}
+
+
+def parse_rules(value: Any) -> KataRules:
+    """Read a query's ``rules`` (a shorthand or an object of options).
+
+    Raises ValueError with a reason a user can act on."""
+    if isinstance(value, str):
+        key = "".join(ch for ch in value.strip().lower() if ch not in " -_")
+        rules = SHORTHANDS.get(key)
+        if rules is None:
+            raise ValueError("unknown rules; use one of tromp-taylor, chinese, chinese-ogs, "
+                             "chinese-kgs, japanese, korean, aga, new-zealand, stone-scoring, "
+                             "or an object of rule options")
+        return rules
+    if isinstance(value, dict):
+        return _rules_object(value)
+    raise ValueError("must be a rules name such as \"chinese\" or \"tromp-taylor\", "
+                     "or an object of rule options")
+
+
+def _rules_object(options: dict) -> KataRules:
+    """The object form: KataGo starts from Tromp-Taylor and changes what is
+    named; an unknown option is an error, as in KataGo."""
+    rules = _TT
+    tax_given = komi_given = False
+    for key, value in options.items():
+        if key == "ko":
+            rules = replace(rules, ko=_choice(key, value, KO_RULES))
+        elif key in ("scoring", "score"):
+            rules = replace(rules, scoring=_choice(key, value, SCORINGS))
+        elif key == "tax":
+            rules = replace(rules, tax=_choice(key, value, TAXES))
+            tax_given = True
+        elif key == "suicide":
+            rules = replace(rules, suicide=_flag(key, value))
+        elif key == "hasButton":
+            rules = replace(rules, button=_flag(key, value))
+        elif key == "friendlyPassOk":
+            _flag(key, value)  # a matter of the search's clean-up, not of scoring
+        elif key == "whiteHandicapBonus":
+            rules = replace(rules, handicap_bonus=_choice(key, value, HANDICAP_BONUSES))
+        elif key == "komi":
+            rules = replace(rules, komi=check_komi(value))
+            komi_given = True
+        else:
+            raise ValueError(f"unknown rules option {str(key)[:40]!r}")
+    if not tax_given and rules.scoring == TERRITORY:
+        rules = replace(rules, tax="SEKI")
+    if not komi_given:
+        if rules.scoring == TERRITORY:
+            rules = replace(rules, komi=6.5)
+        elif rules.button:
+            rules = replace(rules, komi=7.0)
+    return rules
+
+
+def _choice(key: str, value: Any, choices: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value.strip().upper() in choices:
+        return value.strip().upper()
+    raise ValueError(f"rules option {key} must be one of {', '.join(choices)}")
+
+
+def _flag(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"rules option {key} must be true or false")
+
+
+def check_komi(value: Any) -> float:
+    """A komi as KataGo takes it: a finite number, an integer or half-integer
+    from -150 to 150. Raises ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not -MAX_KOMI <= value <= MAX_KOMI or (value * 2) % 1 != 0:
+        raise ValueError("must be an integer or half-integer from -150 to 150")
+    return float(value)
+
+
+def parse_handicap_bonus(value: Any) -> str:
+    """A query's ``whiteHandicapBonus``: ``"0"``, ``"N"`` or ``"N-1"``."""
+    if isinstance(value, str) and value.strip().upper() in HANDICAP_BONUSES:
+        return value.strip().upper()
+    raise ValueError('must be "0", "N" or "N-1"')
+
+
+def handicap_bonus_points(rule: str, handicap_stones: int) -> int:
+    """Points White gets for ``handicap_stones`` under a bonus rule (KataGo:
+    N, or N-1 for two stones or more)."""
+    if rule == "N":
+        return handicap_stones
+    if rule == "N-1":
+        return handicap_stones - 1 if handicap_stones > 1 else 0
+    return 0
+
+
+def differences(rules: KataRules) -> list[str]:
+    """What imago cannot play exactly of ``rules`` (empty when nothing)."""
+    found = []
+    if rules.scoring != AREA:
+        found.append(f"{rules.scoring.lower()} scoring")
+    if rules.ko != "POSITIONAL":
+        found.append(f"{rules.ko.lower()} ko")
+    if rules.suicide:
+        found.append("suicide allowed")
+    if rules.tax != "NONE" and not (rules.scoring == TERRITORY and rules.tax == "SEKI"):
+        found.append(f"tax {rules.tax.lower()}")
+    if rules.button:
+        found.append("a button")
+    return found
+
+
+def differences_warning(rules: KataRules) -> Optional[str]:
+    """The warning for rules imago analyses as its own, or None."""
+    found = differences(rules)
+    if not found:
+        return None
+    return ("imago plays area scoring with positional superko and no suicide, and analyses "
+            "this position so, not with " + ", ".join(found))
