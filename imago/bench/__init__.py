@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|startup ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|analysis|startup ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -7,7 +7,7 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
-TOPICS = ("board", "sgf", "nn", "mcts", "startup")
+TOPICS = ("board", "sgf", "nn", "mcts", "analysis", "startup")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -19,6 +19,8 @@ ABOUT = {
           "and 32, and training samples/s from cached shards against arrays in memory",
     "mcts": "search visits/s against the network's own batched throughput on 9x9 and "
             "19x19, seconds per move, memory per visit, 64 searches sharing one evaluator",
+    "analysis": "every position of a 60-move 9x9 game at 100 visits: one analysis query "
+                "(searches sharing network batches) against 61 sequential searches",
     "startup": "seconds from starting imagocli to its answer to name (before TensorFlow) "
                "and to its first 9x9 genmove (network loaded), beside a bare import "
                "tensorflow",
@@ -28,7 +30,7 @@ ABOUT = {
 OPTIONS = {
     "quick": ((), None, "shorter runs, for a first look (every benchmark)"),
     "batch": (("mcts",), "N", "positions per network call (default: 16)"),
-    "model": (("mcts",), "PATH", "the network to search with, or none for random "
+    "model": (("mcts", "analysis"), "PATH", "the network to search with, or none for random "
                                  "playouts (default: the shipped residual model)"),
     "dir": (("sgf",), "FOLDER", "the SGF files to read (default: ../shared/data/gnugo9)"),
 }

@@ -15,10 +15,12 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
+
 from imago.game import GameState
 
 from .puct import Evaluator, PUCTSearch
-from .tree import SearchNode
+from .tree import CLOSED, SearchNode, encode_priors
 
 _ORDER = itertools.count()
 
@@ -28,7 +30,9 @@ class SearchJob:
     """One search to run: ``search`` from ``state.current`` for ``color``
     until its root has ``visits`` visits. A pool serves higher ``priority``
     first, then the jobs added earlier. ``forbidden`` actions are struck
-    out of the root's choices once it is expanded (one move stays open)."""
+    out of the root's choices once it is expanded (one move stays open);
+    ``root_temperature`` above 1 flattens the root's priors (a wider
+    search), below 1 sharpens them."""
     search: PUCTSearch
     state: GameState
     color: int
@@ -36,6 +40,7 @@ class SearchJob:
     allow_pass: bool = True
     priority: int = 0
     forbidden: frozenset = frozenset()
+    root_temperature: float = 1.0
     root: Optional[SearchNode] = field(default=None, init=False)
     root_answer: Optional[tuple] = field(default=None, init=False)
     """The evaluator's careful answer for a new root: ``(policy, value,
@@ -46,6 +51,15 @@ class SearchJob:
         root = self.root
         return (root is not None and root.expanded and root.total_visits() < self.visits
                 and len(root.open_actions()) > 1)
+
+    def _temper_root(self) -> None:
+        root = self.root
+        if self.root_temperature == 1.0 or root is None or not root.expanded:
+            return
+        open_mask = np.frombuffer(root.priors, dtype=np.uint8) != CLOSED
+        priors = np.where(open_mask, root.prior_values().astype(np.float64), 0.0)
+        priors = priors ** (1.0 / self.root_temperature)
+        root.priors = encode_priors(priors / priors.sum(), open_mask).tobytes()
 
     def _strike_forbidden(self) -> None:
         root = self.root
@@ -123,6 +137,7 @@ class SearchPool:
                 job.search.evaluations += 1
         for job in jobs:
             job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))
+            job._temper_root()
             job._strike_forbidden()
 
     def _round(self) -> None:

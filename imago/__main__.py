@@ -1,0 +1,45 @@
+"""``imago COMMAND ...`` (and ``python -m imago``): one executable for the
+tools that are not a GTP engine by themselves.
+
+- ``imago analysis``: KataGo's JSON analysis engine (:mod:`imago.analysis`);
+- ``imago review GAME.sgf``: a whole-game review (:mod:`imago.review`);
+- ``imago gtp``: the GTP engine, as ``imagocli``.
+
+Each command's module is imported only when it is chosen.
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from typing import Optional, Sequence
+
+COMMANDS = {
+    "analysis": ("imago.analysis.cli", "KataGo-compatible JSON analysis engine on stdin/stdout"),
+    "review": ("imago.review.cli", "review a game: annotated SGF, plot, HTML summary"),
+    "gtp": ("imago.gtp.cli", "the GTP engine (the same as imagocli)"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: imago COMMAND [options]  (imago COMMAND --help for each)", "",
+             "commands:"]
+    lines += [f"  {name:<9} {summary}" for name, (_, summary) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"imago: unknown command {name[:40]!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,242 @@
+"""The analysis engine end to end: KataGo's protocol query by query
+(answers, priorities, termination, reports during the search, many queued
+turns), and ``imago analysis`` started the way KaTrain starts KataGo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from imago.analysis import AnalysisEngine, AnalysisError
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "models" / "residual9.keras"
+
+
+def query(ident: str, **fields) -> dict:
+    base = {"id": ident, "moves": [["B", "E5"], ["W", "C3"]], "rules": "chinese", "komi": 7.5,
+            "boardXSize": 9, "boardYSize": 9, "maxVisits": 30}
+    base.update(fields)
+    return base
+
+
+class Collector:
+    """A ``write`` sink recording every message, with a way to wait."""
+
+    def __init__(self):
+        self.messages: list[dict] = []
+        self.changed = threading.Condition()
+
+    def __call__(self, message: dict) -> None:
+        with self.changed:
+            self.messages.append(message)
+            self.changed.notify_all()
+
+    def finals(self, ident: str) -> list[dict]:
+        return [m for m in self.messages if m.get("id") == ident and "turnNumber" in m
+                and not m.get("isDuringSearch")]
+
+    def wait(self, test, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while not test():
+                left = deadline - time.monotonic()
+                assert left > 0, f"timed out; got {self.messages[-5:]}"
+                self.changed.wait(left)
+
+
+@pytest.fixture
+def playouts():
+    """An engine on random playouts (no network) and what it writes."""
+    sink = Collector()
+    engine = AnalysisEngine("none", write=sink, seed=1, max_searches=4)
+    yield engine, sink
+    engine.close(wait=False)
+
+
+def submit(engine: AnalysisEngine, message: dict) -> None:
+    engine.submit_line(json.dumps(message))
+
+
+def test_every_turn_gets_one_final_answer_with_moves_and_root_info(playouts):
+    engine, sink = playouts
+    submit(engine, query("q", analyzeTurns=[0, 1, 2], includePVVisits=True))
+    sink.wait(lambda: len(sink.finals("q")) == 3)
+    answers = sorted(sink.finals("q"), key=lambda m: m["turnNumber"])
+    assert [a["turnNumber"] for a in answers] == [0, 1, 2]
+    assert [a["rootInfo"]["currentPlayer"] for a in answers] == ["B", "W", "B"]
+    for answer in answers:
+        assert answer["rootInfo"]["visits"] >= 29
+        infos = answer["moveInfos"]
+        assert [m["order"] for m in infos] == list(range(len(infos)))
+        assert all(len(m["pv"]) == len(m["pvVisits"]) for m in infos)
+        assert "E5" not in {m["move"] for m in infos if answer["turnNumber"] > 0}
+
+
+def test_higher_priority_turns_are_searched_first(playouts):
+    engine, sink = playouts
+    engine.max_searches = 1
+    submit(engine, query("low", analyzeTurns=[0, 1, 2], maxVisits=200, priority=0))
+    submit(engine, query("high", analyzeTurns=[0, 1], maxVisits=30, priority=5))
+    sink.wait(lambda: len(sink.finals("low")) == 3)
+    order = [m["id"] for m in sink.messages if "turnNumber" in m]
+    assert order.index("high") < order.index("low", 1)
+    assert order.count("high") == 2
+
+
+def test_terminate_stops_a_query_and_every_turn_still_answers_once(playouts):
+    engine, sink = playouts
+    submit(engine, query("long", analyzeTurns=[0, 1, 2], maxVisits=1_000_000))
+    sink.wait(lambda: any(m.get("id") == "long" for m in sink.messages) or True, 5)
+    time.sleep(0.5)
+    submit(engine, {"id": "t", "action": "terminate", "terminateId": "long"})
+    sink.wait(lambda: len(sink.finals("long")) == 3, 30)
+    assert {"id": "t", "action": "terminate", "terminateId": "long"} in sink.messages
+    for answer in sink.finals("long"):
+        assert answer.get("noResults") or answer["rootInfo"]["visits"] < 1_000_000
+    time.sleep(0.3)
+    assert len(sink.finals("long")) == 3
+
+
+def test_terminate_by_turn_numbers_and_terminate_all(playouts):
+    engine, sink = playouts
+    submit(engine, query("a", analyzeTurns=[0, 1, 2], maxVisits=1_000_000))
+    submit(engine, {"id": "t1", "action": "terminate", "terminateId": "a",
+                    "turnNumbers": [1]})
+    sink.wait(lambda: [m["turnNumber"] for m in sink.finals("a")] == [1], 30)
+    submit(engine, {"id": "t2", "action": "terminate_all"})
+    sink.wait(lambda: len(sink.finals("a")) == 3, 30)
+
+
+def test_reports_during_the_search_end_with_one_final_answer(playouts):
+    engine, sink = playouts
+    submit(engine, query("r", maxVisits=3000, reportDuringSearchEvery=0.1))
+    sink.wait(lambda: sink.finals("r"), 120)
+    during = [m for m in sink.messages if m.get("id") == "r" and m.get("isDuringSearch")]
+    assert during and len(sink.finals("r")) == 1
+    visits = [m["rootInfo"]["visits"] for m in during]
+    assert visits == sorted(visits)
+
+
+def test_bad_lines_get_errors_and_the_engine_goes_on(playouts):
+    engine, sink = playouts
+    engine.submit_line("not json")
+    submit(engine, query("bad", boardXSize=9, boardYSize=7))
+    submit(engine, query("illegal", moves=[["B", "E5"], ["W", "E5"]]))
+    submit(engine, query("huge", maxVisits=10 ** 12, analyzeTurns=[0]))
+    submit(engine, {"id": "c", "action": "clear_cache"})
+    submit(engine, query("ok", maxVisits=5))
+    sink.wait(lambda: sink.finals("ok"))
+    errors = [m for m in sink.messages if "error" in m]
+    assert errors[0]["error"].startswith("could not read the line as JSON")
+    assert {m.get("id") for m in errors[1:]} == {"bad", "illegal"}
+    assert any(m.get("id") == "huge" and "warning" in m for m in sink.messages)
+    assert {"id": "c", "action": "clear_cache"} in sink.messages
+    submit(engine, {"id": "t", "action": "terminate", "terminateId": "huge"})
+    sink.wait(lambda: sink.finals("huge"), 30)
+
+
+def test_thousands_of_queued_turns_each_get_an_answer():
+    sink = Collector()
+    engine = AnalysisEngine("none", write=sink, seed=2)
+    moves = []
+    for k in range(300):
+        moves.append(["B" if k % 2 == 0 else "W", "pass"])
+    for n in range(10):
+        submit(engine, query(f"many{n}", moves=moves, analyzeTurns=list(range(301)),
+                             maxVisits=1))
+    sink.wait(lambda: sum(len(sink.finals(f"many{n}")) for n in range(10)) == 3010, 120)
+    engine.close()
+    for n in range(10):
+        assert sorted(m["turnNumber"] for m in sink.finals(f"many{n}")) == list(range(301))
+
+
+def test_analyze_blocks_and_returns_final_answers_in_turn_order():
+    engine = AnalysisEngine("none", seed=3)
+    seen = []
+    answers = engine.analyze(query("x", analyzeTurns=[2, 0, 1], maxVisits=10),
+                             on_response=seen.append)
+    assert [a["turnNumber"] for a in answers] == [0, 1, 2] and len(seen) == 3
+    with pytest.raises(AnalysisError, match="boardYSize"):
+        engine.analyze(query("y", boardYSize=13))
+    engine.close()
+
+
+def test_a_finished_game_is_answered_by_the_count(playouts):
+    engine, sink = playouts
+    moves = [["B", "E5"], ["W", "pass"], ["B", "pass"]]
+    submit(engine, query("end", moves=moves, komi=0.5, includeOwnership=True))
+    sink.wait(lambda: sink.finals("end"))
+    answer = sink.finals("end")[0]
+    assert answer["moveInfos"] == [] and answer["rootInfo"]["scoreLead"] == 80.5
+    assert answer["rootInfo"]["winrate"] == 1.0 and len(answer["ownership"]) == 81
+
+
+def run_cli(args: list[str], lines: list[str], timeout: float = 240) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "imago", "analysis", *args],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env=env)
+
+
+def test_the_command_line_finishes_open_queries_when_input_ends():
+    done = run_cli(["-model", "none"], [json.dumps(query("end", analyzeTurns=[0, 1, 2]))])
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(a["turnNumber"] for a in answers if "turnNumber" in a) == [0, 1, 2]
+
+
+def test_bad_command_lines_and_configs_get_one_line(tmp_path):
+    bad = tmp_path / "bad.cfg"
+    bad.write_text("maxVisits = many\n")
+    for args, expected in ((["-config", str(tmp_path / "missing.cfg")], "cannot read config"),
+                           (["-config", str(bad)], "maxVisits"),
+                           (["-analysis-threads", "0"], "at least 1"),
+                           (["-model", str(tmp_path / "none.keras")], "model not found")):
+        done = run_cli(args, [])
+        assert done.returncode == 2 and expected in done.stderr
+        assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not MODEL.exists(), reason="the shipped model is missing")
+def test_katrain_starts_it_with_its_own_command_line_and_config(tmp_path):
+    """KaTrain's command (``analysis -model M -config C -analysis-threads N``),
+    a config with KaTrain's keys, and a query shaped like KaTrain's:
+    Japanese rules, overrideSettings, moves ownership, policy."""
+    config = tmp_path / "analysis_config.cfg"
+    config.write_text('logFile = "~/.katrain/katago_log.txt"\nreportAnalysisWinratesAs = BLACK\n'
+                      "conservativePass = true\nmaxVisits = 500\nnumSearchThreads = 6\n"
+                      "nnMaxBatchSize = 64\nnnCacheSizePowerOfTwo = 19\nnnRandomize = true\n")
+    katrain_query = {
+        "id": "QUERY:1", "rules": "japanese", "priority": 1, "analyzeTurns": [2],
+        "maxVisits": 40, "komi": 6.5, "boardXSize": 9, "boardYSize": 9,
+        "includeOwnership": True, "includeMovesOwnership": True, "includePolicy": True,
+        "initialStones": [], "initialPlayer": "B", "moves": [["B", "E5"], ["W", "C3"]],
+        "overrideSettings": {"reportAnalysisWinratesAs": "BLACK", "maxTime": 8.0,
+                             "wideRootNoise": 0.0},
+    }
+    done = run_cli(["-model", str(MODEL), "-config", str(config), "-analysis-threads", "2"],
+                   [json.dumps(katrain_query), json.dumps({"action": "query_version",
+                                                           "id": "QUERY:2"})])
+    assert done.returncode == 0, done.stderr
+    assert "config keys not used by imago" in done.stderr
+    messages = [json.loads(line) for line in done.stdout.splitlines()]
+    answer = next(m for m in messages if m.get("id") == "QUERY:1" and "turnNumber" in m)
+    assert any(m.get("field") == "rules" and "warning" in m for m in messages)
+    assert any(m.get("field") == "overrideSettings" and "wideRootNoise" in m["warning"]
+               for m in messages)
+    assert answer["turnNumber"] == 2 and answer["rootInfo"]["currentPlayer"] == "B"
+    assert len(answer["ownership"]) == 81 and len(answer["policy"]) == 82
+    assert abs(sum(p for p in answer["policy"] if p > 0) - 1) < 1e-3
+    assert answer["policy"][9 * 4 + 4] == -1  # E5, occupied (row 4 from the top)
+    first = answer["moveInfos"][0]
+    assert len(first["ownership"]) == 81
+    assert {"move", "visits", "winrate", "scoreLead", "prior", "lcb", "order", "pv"} <= set(first)
+    assert next(m for m in messages if m.get("id") == "QUERY:2")["action"] == "query_version"
