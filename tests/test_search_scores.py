@@ -144,3 +144,21 @@ def test_a_new_root_keeps_the_evaluators_careful_answer_and_children_can_be_aske
     child = job.search.child_request(action_of(vertex_to_index("C3", 9), 9))
     assert child.to_move == BLACK and child.board.stone_count(WHITE) == 1
     assert child.board.stone_count(BLACK) == 1
+
+
+def test_a_search_whose_visits_all_end_the_game_still_reports_its_score():
+    """After a pass, the pass that ends the game is searched at once; a
+    search of only such visits knows its score from the count."""
+    evaluator = WhiteAheadEvaluator()
+    game = GameState(9, komi=7.5)
+    game.play(BLACK, None)
+    board_moves = frozenset(range(81))
+    job = SearchJob(PUCTSearch(evaluator, batch_size=4, seed=1), game, WHITE, 5,
+                    forbidden=board_moves - {0})
+    pool = SearchPool(evaluator)
+    pool.add(job)
+    while len(pool):
+        pool.step()
+    summary = job.search.summary()
+    assert summary.score_lead is not None
+    assert [r.score_lead for r in job.search.results() if r.point is None] == [7.5]

@@ -116,12 +116,14 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     more, more_labels = lead.get_legend_handles_labels()
     fig.legend(handles + more, labels + more_labels, loc="outside lower center", fontsize=8,
                ncol=len(labels) + len(more_labels), frameon=False)
-    ax.set_title(_title(review), fontsize=12, loc="left")
     start = review.positions[0] if review.positions else None
     subtitle = f"{record.size}x{record.size}, komi {record.komi:g}, {review.visits} visits"
     if start is not None:
         subtitle += f"; start: {format_lead(start.score)}"
-    ax.set_title(subtitle, fontsize=9, loc="right", color="#666666")
+    # the title on its own line, the settings under it: long player names never overlap them
+    ax.set_title(_title(review), fontsize=12, loc="left", pad=18)
+    ax.annotate(subtitle, xy=(0, 1), xycoords="axes fraction", xytext=(0, 4),
+                textcoords="offset points", fontsize=9, color="#666666", va="bottom")
 
     out = io.BytesIO()
     fig.savefig(out, format="png")

@@ -131,6 +131,7 @@ class SearchPool:
             ownership = getattr(answer, "ownership", None)
             for k, job in enumerate(asked):
                 answers[id(job)] = (answer[0][k], answer[1][k])
+                job.search.scored = job.search.scored or margins is not None
                 job.root_answer = (answer[0][k], float(answer[1][k]),
                                    None if margins is None else float(margins[k]),
                                    None if ownership is None else ownership[k])

@@ -154,7 +154,7 @@ class PUCTSearch:
         self.size = 0
         self.recent_roots: list = []  # (game node, search node, colour), newest last
         self.evaluations = 0
-        self.scored = False  # whether the evaluator's answers carry margins
+        self.scored = False  # whether the evaluator's answers carry margins (sticky)
         self.root_passes = 0
         self._root_recent: list = []  # cells of the root's earlier positions, newest first
         self._root_hashes: list = []  # their hashes
@@ -198,6 +198,7 @@ class PUCTSearch:
 
     def forget(self) -> None:
         """Drop every kept tree (new game, new komi)."""
+        self.scored = False
         self.root = self.root_game_node = self.root_board = None
         self.recent_roots = []
 
@@ -242,8 +243,10 @@ class PUCTSearch:
             if root_answer is None:
                 careful = getattr(self.evaluator, "evaluate_all_symmetries",
                                   self.evaluator.evaluate)
-                priors, values = careful([self.root_request()])
-                root_answer = (priors[0], values[0])
+                answer = careful([self.root_request()])
+                root_answer = (answer[0][0], answer[1][0])
+                if getattr(answer, "margins", None) is not None:
+                    self.scored = True
                 self.evaluations += 1
             self._expand_exact(root, *root_answer)
         elif root.expanded and not root.careful:
@@ -416,7 +419,8 @@ class PUCTSearch:
         (with score leads when ``margins`` are given)."""
         if not leaves:
             return
-        self.scored = margins is not None
+        if margins is not None:
+            self.scored = True
         size = self.size
         actions = point_actions(size)
         open_mask = np.zeros((len(leaves), size * size + 1), dtype=bool)
@@ -432,10 +436,11 @@ class PUCTSearch:
             node, value = leaf.node, float(values[k])
             node.priors = block[k].tobytes()
             node.value = value
+            score = None
             if margins is not None:
-                node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
+                score = node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
             if cache is not None:
-                cache[leaf.key] = (node.priors, value, node.score)
+                cache[leaf.key] = (node.priors, value, score)
             self._backup(leaf.path, value, node.score)
 
     def _choose(self, node: SearchNode) -> tuple[int, int]:
@@ -504,7 +509,9 @@ class PUCTSearch:
         key = hash((color, board.hash, *earlier[:HISTORY - 1]))
         cached = self.cache.get(key)
         if cached is not None:
-            node.priors, node.value, node.score = cached
+            node.priors, node.value, score = cached
+            if score is not None:
+                node.score, self.scored = score, True
             self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
