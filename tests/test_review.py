@@ -161,6 +161,16 @@ def test_the_best_move_played_is_recognised():
     assert review.moves[0].is_best and not review.moves[1].is_best
 
 
+def test_the_engines_own_choice_loses_nothing_whatever_the_next_search_says():
+    """Two searches disagree by noise; the move the engine itself picks is
+    never graded a mistake for it (move 4 lost 7 points by the next
+    position's search)."""
+    review = reviewed(best_is_played={3})
+    fourth = review.moves[3]
+    assert fourth.is_best and fourth.points_lost == 0 and fourth.winrate_lost == 0
+    assert fourth.grade == "good"
+
+
 def test_thresholds_are_checked_and_parsed():
     assert Thresholds.parse("1, 3,6") == Thresholds(1.0, 3.0, 6.0)
     for bad in ("1,2", "a,b,c", "3,2,1", "0,1,2", "1,2,inf"):

@@ -121,6 +121,12 @@ def test_game_info_defaults_and_odd_values():
     assert one("(;KM[what])").komi == 0.0
 
 
+def test_fox_komi_times_a_hundred_is_read_as_the_komi():
+    assert one("(;KM[750])").komi == 7.5 and one("(;KM[-650])").komi == -6.5
+    assert one("(;KM[150])").komi == 150.0
+    assert one("(;KM[753])").komi == 0.0 and one("(;KM[99999999])").komi == 0.0
+
+
 def test_variations_and_several_game_trees():
     roots = parse("(;GN[a];B[aa](;W[bb];B[cc])(;W[cc](;B[dd])(;B[ee])))\n(;GN[b])(;GN[c])")
     assert [r.properties["GN"] for r in roots] == [["a"], ["b"], ["c"]]

@@ -15,7 +15,8 @@ the tests), so this module needs neither a network nor a search.
 - :func:`build_query`: one query, every turn from the start to the end.
 - :func:`review_game`: :class:`Review` with a :class:`MoveReview` per move.
 
-Each move is judged from the mover's side: ``points_lost`` is the score
+Each move is judged from the mover's side (the engine's own choice loses
+nothing): ``points_lost`` is the score
 lead of the engine's best move in the position before it minus the score
 lead of the position after it (the root's), and ``winrate_lost`` the same
 for the win rate. The grade follows the points lost (:class:`Thresholds`).
@@ -387,6 +388,12 @@ def judge(move: MoveReview, thresholds: Thresholds) -> None:
     """Set ``move``'s losses and grade from its two positions."""
     before, after = move.before, move.after
     if before is None or after is None or before.to_move != move.color:
+        return
+    if before.best is not None and before.best.upper() == move.vertex.upper():
+        # the engine's own choice loses nothing by definition; comparing two
+        # searches (this one and the next position's) would only add their noise
+        move.points_lost = move.winrate_lost = 0.0
+        move.grade = thresholds.grade(0.0)
         return
     sign = 1.0 if move.color == BLACK else -1.0
     best_score = before.best_score if before.best_score is not None else before.score

@@ -141,18 +141,28 @@ def parse_real(raw: str) -> float:
     return value
 
 
+MAX_KOMI = 150.0
+"""No game has a larger komi (KataGo's bound too)."""
+
+
 def parse_komi(raw: str) -> float:
     """Komi from a raw ``KM`` value; not a Real: the first number in the
-    text (``6.5 points``, ``6,5``), else 0."""
+    text (``6.5 points``, ``6,5``), else 0. A value beyond :data:`MAX_KOMI`
+    that is a hundred times a real komi is the Fox server's way of writing
+    it (``KM[750]``: 7.5); any other is 0."""
     text = unescape(raw).strip()
     try:
-        return parse_real(text)
+        komi = parse_real(text)
     except ValueError:
         m = _FIRST_NUMBER.search(text)
-    try:
-        return parse_real(m.group().replace(",", ".")) if m else 0.0
-    except ValueError:  # too large
-        return 0.0
+        try:
+            komi = parse_real(m.group().replace(",", ".")) if m else 0.0
+        except ValueError:  # too large
+            return 0.0
+    if abs(komi) <= MAX_KOMI:
+        return komi
+    fox = komi / 100
+    return fox if abs(fox) <= MAX_KOMI and (2 * fox).is_integer() else 0.0
 
 
 def parse_handicap(raw: str) -> Optional[int]:
