@@ -47,7 +47,8 @@ def test_a_real_19x19_handicap_game(tmp_path):
     game, moves = review("ai19-game-01515.sgf", tmp_path, "--visits", "4",
                          "--model", str(MODEL))
     root = game.get_root()
-    assert root.get("HA") == 2 and len(root.get("AB")) == 2 and len(moves) == 92
+    setup = [node for node in game.get_main_sequence() if node.has_property("AB")]
+    assert root.get("HA") == 2 and len(setup[0].get("AB")) == 2 and len(moves) == 92
     assert moves[0].get_move()[0] == "w" and moves[0].get("C").startswith("Move 1 ")
     assert all(node.has_property("SBKV") for node in moves)
 
