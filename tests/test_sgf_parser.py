@@ -124,7 +124,7 @@ def test_game_info_defaults_and_odd_values():
 def test_fox_komi_times_a_hundred_is_read_as_the_komi():
     assert one("(;KM[750])").komi == 7.5 and one("(;KM[-650])").komi == -6.5
     assert one("(;KM[150])").komi == 150.0
-    assert one("(;KM[753])").komi == 0.0 and one("(;KM[99999999])").komi == 0.0
+    assert one("(;KM[375])").komi == 375.0 and one("(;KM[99999999])").komi == 99999999.0
 
 
 def test_variations_and_several_game_trees():

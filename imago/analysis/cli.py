@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-override-config", "--override-config", action="append", default=[],
                         metavar="K=V,...", help="config keys given on the command line")
     parser.add_argument("-analysis-threads", "--analysis-threads", type=int,
-                        help="positions searched at once (default 32)")
+                        help="positions searched at once (default 64)")
     parser.add_argument("-quit-without-waiting", "--quit-without-waiting", action="store_true",
                         help="at the end of input, stop open queries instead of finishing them")
     parser.add_argument("--log-level", default="WARNING",

@@ -71,21 +71,26 @@ class AnalysisEngine:
     the shipped network, ``none`` for random playouts).
 
     ``max_searches`` turns are searched at once (KataGo's
-    ``numAnalysisThreads``), each selecting ``search_batch`` leaves a round;
-    a round sends at most ``max_leaves`` positions to the network.
+    ``numAnalysisThreads``); a round sends at most ``max_leaves`` positions
+    to the network, shared out among the running searches: each selects
+    ``max_leaves / running`` leaves a round, between ``min_batch`` (many
+    positions: less virtual loss, the batch still full) and
+    ``search_batch`` (one position alone: the engine's batch in play).
     ``write`` receives every response of queries given as lines (default:
     one JSON line on stdout). ``settings`` are search options (``c_puct``,
     ``fpu_reduction``) for every query; a query's ``overrideSettings`` may
     change them for itself."""
 
     def __init__(self, model: Optional[str] = "default",
-                 defaults: Optional[QueryDefaults] = None, max_searches: int = 32,
-                 search_batch: int = 8, max_leaves: int = 256, symmetries: str = "random",
+                 defaults: Optional[QueryDefaults] = None, max_searches: int = 64,
+                 search_batch: int = 16, min_batch: int = 4, max_leaves: int = 256,
+                 symmetries: str = "random",
                  seed: Optional[int] = None, settings: Optional[dict] = None,
                  write: Optional[Sink] = None):
         self.defaults = defaults or QueryDefaults()
         self.max_searches = max(1, int(max_searches))
         self.search_batch = max(1, int(search_batch))
+        self.min_batch = max(1, min(int(min_batch), self.search_batch))
         self.max_leaves = max(1, int(max_leaves))
         self.settings = dict(settings or {})
         self.seed = seed
@@ -207,6 +212,7 @@ class AnalysisEngine:
                 self._finish(task)
             if stopped:
                 continue
+            self._share_batches()
             try:
                 finished = [job for pool in list(self._pools.values()) for job in pool.step()]
             except Exception as exc:  # a network failure must not hang every client
@@ -242,6 +248,15 @@ class AnalysisEngine:
                                                else task.query.report_every or 0.0)
             self._running.append(task)
         return dropped
+
+    def _share_batches(self) -> None:
+        """Each network search's leaves per round: the round's room shared
+        out among the running network searches."""
+        searches = [t.job.search for t in self._running if t.job.search.evaluator is self.network]
+        if searches:
+            share = max(self.min_batch, min(self.search_batch, self.max_leaves // len(searches)))
+            for search in searches:
+                search.batch_size = share
 
     def _out_of_time(self, task: _Task, now: float) -> bool:
         limit = task.query.max_time

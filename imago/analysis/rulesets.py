@@ -177,3 +177,12 @@ def differences_warning(rules: KataRules) -> Optional[str]:
         return None
     return ("imago plays area scoring with positional superko and no suicide, and analyses "
             "this position so, not with " + ", ".join(found))
+
+
+IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
+               "hasButton": False, "whiteHandicapBonus": "0"}
+"""The rules imago plays (and records, as go.py's games), in KataGo's rules
+object: area scoring, positional superko, no suicide, and no points for
+handicap stones beyond the komi. A record played under Chinese rules with
+a handicap bonus (KGS) shows White N points worse off in every position;
+the losses, which compare positions, are the same."""

@@ -23,6 +23,7 @@ import statistics
 import time
 from pathlib import Path
 
+from imago.analysis.rulesets import IMAGO_RULES
 from imago.bench.mcts import default_model, option
 from imago.game import GameState, color_letter, index_to_vertex
 
@@ -68,8 +69,8 @@ def sequential(evaluator, moves) -> float:
 
 def one_query(engine, moves) -> tuple[float, int]:
     """Seconds for the whole game in one query, and the visits it spent."""
-    query = {"id": "bench", "rules": "chinese", "komi": 7.5, "boardXSize": 9,
-             "boardYSize": 9, "maxVisits": VISITS, "analyzeTurns": list(range(MOVES + 1)),
+    query = {"id": "bench", "rules": IMAGO_RULES, "komi": 7.5, "boardXSize": 9,
+             "boardYSize": 9, "maxVisits": VISITS, "analyzeTurns": list(range(len(moves) + 1)),
              "moves": [[color_letter(c), index_to_vertex(p, 9)] for c, p in moves]}
     for cache in engine._caches.values():
         cache.clear()

@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from imago.analysis.rulesets import IMAGO_RULES
 from imago.game import BLACK, WHITE, GameMove, GameState, color_letter, index_to_vertex, opponent
 from imago.sgf import SGFError, load
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
@@ -211,14 +212,6 @@ def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None)
         record.notes.append(f"game {game_index + 1} of {len(games)} in the file")
     return record
 
-
-IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
-               "hasButton": False, "whiteHandicapBonus": "0"}
-"""The rules imago plays (and records, as go.py's games), in KataGo's rules
-object: area scoring, positional superko, no suicide, and no points for
-handicap stones beyond the komi. A record played under Chinese rules with
-a handicap bonus (KGS) shows White N points worse off in every position;
-the losses, which compare positions, are the same."""
 
 MAX_KOMI = 150.0
 """KataGo's komi range: -150 to 150."""

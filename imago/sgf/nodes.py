@@ -148,8 +148,9 @@ MAX_KOMI = 150.0
 def parse_komi(raw: str) -> float:
     """Komi from a raw ``KM`` value; not a Real: the first number in the
     text (``6.5 points``, ``6,5``), else 0. A value beyond :data:`MAX_KOMI`
-    that is a hundred times a real komi is the Fox server's way of writing
-    it (``KM[750]``: 7.5); any other is 0."""
+    that is a hundred times a real komi (a whole or half point) is the Fox
+    server's way of writing it (``KM[750]``: 7.5); any other is returned as
+    it is, for the caller to refuse."""
     text = unescape(raw).strip()
     try:
         komi = parse_real(text)
@@ -162,7 +163,7 @@ def parse_komi(raw: str) -> float:
     if abs(komi) <= MAX_KOMI:
         return komi
     fox = komi / 100
-    return fox if abs(fox) <= MAX_KOMI and (2 * fox).is_integer() else 0.0
+    return fox if abs(fox) <= MAX_KOMI and (2 * fox).is_integer() else komi
 
 
 def parse_handicap(raw: str) -> Optional[int]:
