@@ -162,3 +162,24 @@ def test_a_search_whose_visits_all_end_the_game_still_reports_its_score():
     summary = job.search.summary()
     assert summary.score_lead is not None
     assert [r.score_lead for r in job.search.results() if r.point is None] == [7.5]
+
+
+def test_a_pipelined_pool_finishes_every_search_with_its_visits():
+    """The evaluator's thread answers one batch while the next is selected;
+    every search still ends with exactly its visits and no virtual loss."""
+    evaluator = WhiteAheadEvaluator()
+    views = positions(GameState(9), 12)
+    pool = SearchPool(evaluator, max_leaves=16, pipelined=True)
+    jobs = [SearchJob(PUCTSearch(evaluator, batch_size=4, seed=k), view, view.to_move, 60)
+            for k, view in enumerate(views)]
+    for job in jobs:
+        pool.add(job)
+    while len(pool):
+        pool.step()
+    pool.close()
+    for job in jobs:
+        root = job.root
+        assert root.total_visits() == 60 and float(root.visits.sum()) == 60.0
+        assert job.search.summary().score_lead == pytest.approx(
+            -17.5 if job.color == BLACK else 17.5)
+    assert max(evaluator.batches) <= 16 + 4

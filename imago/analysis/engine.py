@@ -156,6 +156,8 @@ class AnalysisEngine:
             self._closing = True
             self._lock.notify_all()
         self._worker.join()
+        for pool in self._pools.values():
+            pool.close()
 
     # ------------------------------------------------------------ queue
     def _enqueue(self, query: Query, sink: Sink, done: Optional[Callable[[], None]] = None
@@ -290,7 +292,9 @@ class AnalysisEngine:
         if pool is None:
             evaluator = self.network if key == "network" else PlayoutEvaluator(query.komi,
                                                                               self.seed)
-            pool = self._pools[key] = SearchPool(evaluator, self.max_leaves)
+            # the network releases the GIL: its calls overlap the tree work
+            pool = self._pools[key] = SearchPool(evaluator, self.max_leaves,
+                                                 pipelined=key == "network")
         return pool
 
     def _finish(self, task: _Task) -> None:

@@ -15,6 +15,7 @@ answers its controller.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
@@ -98,6 +99,7 @@ class NetworkEvaluator:
         self.symmetries = symmetries
         self.rng = np.random.default_rng(seed)
         self.history = 1 if model.plane_set == "basic" else HISTORY
+        self._lock = threading.Lock()  # one network call at a time (a pipelined pool's thread)
 
     @property
     def network(self):
@@ -121,10 +123,12 @@ class NetworkEvaluator:
         return self._by_size(nodes, lambda group: self._split(self._averaged(group), len(group)))
 
     def _evaluate(self, nodes: Sequence) -> Evaluation:
-        syms = None
-        if self.symmetries == "random":
-            syms = self.rng.integers(0, 8, size=len(nodes))
-        return self._split(self.network.evaluate_nodes(nodes, symmetries=syms), len(nodes))
+        with self._lock:
+            syms = None
+            if self.symmetries == "random":
+                syms = self.rng.integers(0, 8, size=len(nodes))
+            out = self.network.evaluate_nodes(nodes, symmetries=syms)
+        return self._split(out, len(nodes))
 
     @staticmethod
     def _by_size(nodes: Sequence, evaluate) -> Evaluation:
@@ -148,12 +152,13 @@ class NetworkEvaluator:
         return Evaluation(priors, values, margins)  # ownership rows differ in length
 
     def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
-        if self.symmetries == "none":
-            return self.network.evaluate_nodes(nodes, colors)
-        from .features import encode_batch
+        with self._lock:
+            if self.symmetries == "none":
+                return self.network.evaluate_nodes(nodes, colors)
+            from .features import encode_batch
 
-        planes = encode_batch(nodes, self.network.plane_set, colors)
-        return self.network.evaluate_averaged(planes)
+            planes = encode_batch(nodes, self.network.plane_set, colors)
+            return self.network.evaluate_averaged(planes)
 
     @staticmethod
     def _split(out: dict, n: int) -> Evaluation:

@@ -12,6 +12,7 @@ analysis engine); :func:`run_searches` runs a fixed set to the end.
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -74,14 +75,23 @@ class SearchJob:
 class SearchPool:
     """Searches sharing ``evaluator`` (default: the first job's), advanced
     by :meth:`step`. A round sends at most about ``max_leaves`` leaves to
-    the evaluator, the highest-priority searches first."""
+    the evaluator, the highest-priority searches first.
 
-    def __init__(self, evaluator: Optional[Evaluator] = None, max_leaves: int = 256):
+    ``pipelined``: the evaluator answers one batch in a thread of its own
+    while this thread selects the next batch's leaves from the other
+    searches and applies the previous answer, so the network (which
+    releases the GIL) and the tree work overlap on two cores. A search has
+    at most one batch in flight."""
+
+    def __init__(self, evaluator: Optional[Evaluator] = None, max_leaves: int = 256,
+                 pipelined: bool = False):
         self.evaluator = evaluator
         self.max_leaves = max(1, int(max_leaves))
         self.new: list[SearchJob] = []
         self.running: list[SearchJob] = []
         self.batches: list[int] = []  # the size of every evaluator call, newest last
+        self._executor = ThreadPoolExecutor(1, "imago-evaluator") if pipelined else None
+        self._in_flight: Optional[tuple] = None  # (future, shares)
 
     def add(self, job: SearchJob) -> None:
         """Start ``job`` at the next round."""
@@ -90,7 +100,8 @@ class SearchPool:
         self.new.append(job)
 
     def discard(self, job: SearchJob) -> None:
-        """Stop ``job`` (its tree keeps what it found so far)."""
+        """Stop ``job`` (its tree keeps what it found so far; a batch in
+        flight for it is still applied when it comes back)."""
         if job in self.new:
             self.new.remove(job)
         if job in self.running:
@@ -106,17 +117,26 @@ class SearchPool:
         this round (they leave the pool)."""
         finished: list[SearchJob] = []
         if self.new:
+            self._land()  # the evaluator is not asked from two threads at once
             started, self.new = self.new, []
             self._start(started)
             for job in started:
                 (self.running if job.unfinished() else finished).append(job)
         if self.running:
-            self._round()
+            busy = self._round() if self._executor is not None else self._plain_round()
             still = []
             for job in self.running:
-                (still if job.unfinished() else finished).append(job)
+                (still if id(job) in busy or job.unfinished() else finished).append(job)
             self.running = still
+        elif self._in_flight is not None:
+            self._land()
         return finished
+
+    def close(self) -> None:
+        """Wait for a batch in flight and stop the evaluator's thread."""
+        self._land()
+        if self._executor is not None:
+            self._executor.shutdown()
 
     def _start(self, jobs: list[SearchJob]) -> None:
         for job in jobs:
@@ -141,21 +161,50 @@ class SearchPool:
             job._temper_root()
             job._strike_forbidden()
 
-    def _round(self) -> None:
+    def _select(self, busy: set) -> tuple[list, list]:
+        """Leaves of the running searches not in ``busy``, the highest
+        priority first, up to about ``max_leaves``: ``(shares, leaves)``."""
         shares, wanted = [], 0
         for job in sorted(self.running, key=lambda j: (-j.priority, j.order)):
             if wanted >= self.max_leaves:
                 break
+            if id(job) in busy:
+                continue
             budget = min(job.search.batch_size, job.visits - job.root.total_visits())
             share = job.search.select(max(1, budget))
             shares.append((job, share))
             wanted += len(share)
-        leaves = [leaf for _, share in shares for leaf in share]
-        if not leaves:
-            return
-        answer = self.evaluator.evaluate(leaves)
+        return shares, [leaf for _, share in shares for leaf in share]
+
+    def _plain_round(self) -> set:
+        shares, leaves = self._select(set())
+        if leaves:
+            self._apply(shares, self.evaluator.evaluate(leaves))
+        return set()
+
+    def _round(self) -> set:
+        """A pipelined round: select for the searches with no batch in
+        flight, send their batch, then apply the one in flight. Returns the
+        ids of the jobs whose batch is now in flight."""
+        landing = self._in_flight
+        busy = {id(job) for job, _ in landing[1]} if landing else set()
+        shares, leaves = self._select(busy)
+        self._in_flight = None
+        if leaves:
+            self._in_flight = (self._executor.submit(self.evaluator.evaluate, leaves), shares)
+        if landing is not None:
+            self._apply(landing[1], landing[0].result())
+        return {id(job) for job, _ in shares}
+
+    def _land(self) -> None:
+        if self._in_flight is not None:
+            future, shares = self._in_flight
+            self._in_flight = None
+            self._apply(shares, future.result())
+
+    def _apply(self, shares: list, answer) -> None:
         priors, values, margins = answer[0], answer[1], getattr(answer, "margins", None)
-        self.batches.append(len(leaves))
+        self.batches.append(sum(len(share) for _, share in shares))
         start = 0
         for job, share in shares:
             end = start + len(share)
