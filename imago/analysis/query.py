@@ -157,27 +157,25 @@ class ParseOutcome:
         return [m for m in self.messages if "error" in m]
 
 
-def error_message(message: str, field: Optional[str] = None, id: Optional[str] = None) -> dict:
-    """KataGo's error line: ``{"error": ...}``, with ``field`` and ``id``
-    when the request they belong to is known."""
+def _message(kind: str, message: str, field: Optional[str], id: Optional[str]) -> dict:
     out: dict = {}
     if id is not None:
         out["id"] = id
     if field is not None:
         out["field"] = field
-    out["error"] = message
+    out[kind] = message
     return out
+
+
+def error_message(message: str, field: Optional[str] = None, id: Optional[str] = None) -> dict:
+    """KataGo's error line: ``{"error": ...}``, with ``field`` and ``id``
+    when the request they belong to is known."""
+    return _message("error", message, field, id)
 
 
 def warning_message(message: str, field: Optional[str] = None, id: Optional[str] = None) -> dict:
     """KataGo's warning line: ``{"id": ..., "field": ..., "warning": ...}``."""
-    out: dict = {}
-    if id is not None:
-        out["id"] = id
-    if field is not None:
-        out["field"] = field
-    out["warning"] = message
-    return out
+    return _message("warning", message, field, id)
 
 
 def clip(text: str, limit: int = CLIP) -> str:
