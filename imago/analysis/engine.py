@@ -147,6 +147,11 @@ class AnalysisEngine:
         finished.wait()
         return sorted(finals, key=lambda r: r.get("turnNumber", 0))
 
+    def clear_cache(self) -> None:
+        """Forget every cached network answer (KataGo's ``clear_cache``)."""
+        for cache in list(self._caches.values()):
+            cache.clear()
+
     def close(self, wait: bool = True) -> None:
         """Stop taking queries; with ``wait``, finish the open ones first,
         else terminate them (each still gets its final response)."""
@@ -175,8 +180,7 @@ class AnalysisEngine:
 
     def _act(self, action: Action) -> None:
         if action.kind == "clear_cache":
-            for cache in list(self._caches.values()):
-                cache.clear()
+            self.clear_cache()
         elif action.kind in ("terminate", "terminate_all"):
             target, turns = action.terminate_id, action.turn_numbers
 

@@ -72,8 +72,7 @@ def one_query(engine, moves) -> tuple[float, int]:
     query = {"id": "bench", "rules": IMAGO_RULES, "komi": 7.5, "boardXSize": 9,
              "boardYSize": 9, "maxVisits": VISITS, "analyzeTurns": list(range(len(moves) + 1)),
              "moves": [[color_letter(c), index_to_vertex(p, 9)] for c, p in moves]}
-    for cache in engine._caches.values():
-        cache.clear()
+    engine.clear_cache()
     start = time.perf_counter()
     responses = engine.analyze(query)
     seconds = time.perf_counter() - start
