@@ -1,19 +1,19 @@
 """The review as a picture: Black's win rate and score lead over the game,
 the graded mistakes marked.
 
-The only module of imago that imports matplotlib, and only when a plot is
-drawn: matplotlib is the optional dependency ``pip install 'imago[review]'``.
-It draws on its own Agg canvas (no pyplot, no window, no global state).
+matplotlib is the optional dependency ``pip install 'imago[review]'``; it is
+imported only by :mod:`imago.plotting`, and only when a plot is drawn, on its
+own Agg canvas (no pyplot, no window, no global state).
 """
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from typing import Optional
 
 from imago.game import BLACK
+from imago.plotting import integer_locator, matplotlib_problem, new_figure, png_bytes
 from imago.sgf.files import open_regular_file
 
 from .game import Review, format_lead
@@ -26,15 +26,6 @@ WINRATE_COLOR = "#1f4e79"
 SCORE_COLOR = "#7f8c8d"
 
 
-def matplotlib_problem() -> Optional[str]:
-    """Why a plot cannot be drawn here (matplotlib missing), or None."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return "plots need matplotlib: pip install 'imago[review]' (or: pip install matplotlib)"
-    return None
-
-
 def _title(review: Review) -> str:
     record = review.record
     title = f"{record.black} (B) vs {record.white} (W)"
@@ -45,10 +36,6 @@ def _title(review: Review) -> str:
 
 def render_png(review: Review, dpi: int = 110) -> bytes:
     """The plot as PNG bytes. Raises ImportError without matplotlib."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
     record = review.record
     first = record.start.number
     xs, winrates, scores = [], [], []
@@ -58,8 +45,7 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
             winrates.append(100 * position.winrate)
             scores.append(position.score)
 
-    fig = Figure(figsize=(10, 4.6), dpi=dpi, layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure((10, 4.6), dpi)
     ax = fig.add_subplot()
     lead = ax.twinx()
     ax.set_zorder(lead.get_zorder() + 1)  # win rate and marks above the score line
@@ -69,7 +55,7 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     top = max([abs(s) for s in scores] + [5.0]) * 1.1
     top = math.ceil(top / 5) * 5
     lead.set_ylim(-top, top)
-    lead.yaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
+    lead.yaxis.set_major_locator(integer_locator(8))
     lead.fill_between(xs, scores, 0, color=SCORE_COLOR, alpha=0.18, linewidth=0, step=None)
     lead.plot(xs, scores, color=SCORE_COLOR, linewidth=1.2, label="Black's score lead")
     lead.set_ylabel("Black's score lead (points)", color=SCORE_COLOR)
@@ -125,9 +111,7 @@ def render_png(review: Review, dpi: int = 110) -> bytes:
     ax.annotate(subtitle, xy=(0, 1), xycoords="axes fraction", xytext=(0, 4),
                 textcoords="offset points", fontsize=9, color="#666666", va="bottom")
 
-    out = io.BytesIO()
-    fig.savefig(out, format="png")
-    return out.getvalue()
+    return png_bytes(fig)
 
 
 def write_plot(review: Review, path: "os.PathLike[str] | str",
