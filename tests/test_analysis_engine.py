@@ -91,6 +91,32 @@ def test_higher_priority_turns_are_searched_first(playouts):
     assert order.count("high") == 2
 
 
+def test_consecutive_turns_go_on_from_the_search_of_the_turn_before(playouts):
+    """Turns of one query are cut into chains (about max_searches / 4 of
+    them, searched side by side); a turn continues the tree of the turn
+    before it in its chain, as a GTP engine keeps its tree between moves."""
+    engine, sink = playouts
+    jobs = {}
+    make_job = engine._job
+
+    def spy(task, evaluator):
+        jobs[task.turn.number] = job = make_job(task, evaluator)
+        return job
+
+    engine._job = spy
+    submit(engine, query("c", analyzeTurns=[0, 1, 2], maxVisits=60))
+    sink.wait(lambda: len(sink.finals("c")) == 3)
+    assert jobs[0].search is jobs[1].search is jobs[2].search
+    assert all(m["rootInfo"]["visits"] >= 60 for m in sink.finals("c"))
+
+    engine.max_searches = 8  # two chains: turns 0-1 and 2-3
+    submit(engine, query("d", analyzeTurns=[0, 1, 2, 3], maxVisits=30,
+                         moves=[["B", "E5"], ["W", "C3"], ["B", "G7"]]))
+    sink.wait(lambda: len(sink.finals("d")) == 4)
+    assert jobs[0].search is jobs[1].search and jobs[2].search is jobs[3].search
+    assert jobs[1].search is not jobs[2].search
+
+
 def test_terminate_stops_a_query_and_every_turn_still_answers_once(playouts):
     engine, sink = playouts
     submit(engine, query("long", analyzeTurns=[0, 1, 2], maxVisits=1_000_000))

@@ -129,3 +129,68 @@ def test_search_loops_end_on_each_condition():
         worker.start()
         worker.join(timeout=30)
         assert done, f"the search did not end: {run}"
+
+
+class CarefulEvaluator(RandomEvaluator):
+    """A random evaluator whose careful (8-symmetry) answer for a root puts
+    almost all the prior on one empty point; counts the careful calls."""
+
+    def __init__(self, seed: int = 1):
+        super().__init__(seed)
+        self.careful: list[int] = []
+
+    def evaluate_all_symmetries(self, leaves):
+        self.careful.append(len(leaves))
+        actions = leaves[0].board.size ** 2 + 1
+        priors = np.full((len(leaves), actions), 1e-4)
+        for k, leaf in enumerate(leaves):
+            priors[k, action_of(leaf.board.empties[0], leaf.board.size)] = 1.0
+        return priors, np.zeros(len(leaves))
+
+
+def test_a_reused_root_keeps_its_visits_and_takes_the_careful_priors():
+    """The next turn's search goes on from the subtree of the move played;
+    the pool asks for that root's careful answer with the other new roots."""
+    evaluator = CarefulEvaluator()
+    game = random_game(9, 6, 2)
+    search = PUCTSearch(evaluator, batch_size=4, seed=1)
+    (first,) = run_searches([SearchJob(search, game, game.to_move, 200)])
+    action = first.best_action()
+    child = first.children[first.edge(action)]
+    kept = child.total_visits()
+    assert kept > 0 and not child.careful
+    game.play(game.to_move, search.point_of(action))
+    job = SearchJob(search, game, game.to_move, kept + 30)
+    other = SearchJob(PUCTSearch(evaluator, batch_size=4, seed=2), random_game(9, 9, 5),
+                      BLACK, 30)
+    evaluator.careful.clear()
+    run_searches([job, other])
+    assert job.root is child and child.careful
+    assert evaluator.careful == [2]  # both roots in one careful call
+    assert child.total_visits() >= kept + 30
+    assert child.prior_values()[action_of(game.board.empties[0], 9)] > 0.9
+
+
+def test_a_pipelined_pool_starts_searches_added_while_it_runs():
+    """New roots' careful answers ride with the next batch; a search
+    dropped while its root's answer is in flight just leaves the pool."""
+    from imago.search import SearchPool
+
+    evaluator = CarefulEvaluator()
+    pool = SearchPool(evaluator, max_leaves=16, pipelined=True)
+    jobs = [SearchJob(PUCTSearch(evaluator, batch_size=4, seed=k), random_game(9, 8 + k, k),
+                      BLACK if k % 2 else WHITE, 50) for k in range(6)]
+    pool.add(jobs[0])
+    pool.step()
+    for job in jobs[1:]:
+        pool.add(job)
+    pool.step()
+    pool.discard(jobs[5])
+    finished = []
+    while len(pool):
+        finished.extend(pool.step())
+    pool.close()
+    assert {id(job) for job in finished} == {id(job) for job in jobs[:5]}
+    for job in jobs[:5]:
+        assert job.root.careful and job.root.total_visits() == 50
+        assert float(job.root.visits.sum()) == 50.0

@@ -56,6 +56,11 @@ class _Task:
     started: float = 0.0
     next_report: float = 0.0
     terminated: bool = False
+    follower: Optional["_Task"] = None
+    """The next turn of the same query, which waits for this one and then
+    continues its search tree (see :meth:`AnalysisEngine._chain`)."""
+    after: Optional["_Task"] = None
+    queued: bool = False
 
 
 @dataclass
@@ -168,15 +173,45 @@ class AnalysisEngine:
     def _enqueue(self, query: Query, sink: Sink, done: Optional[Callable[[], None]] = None
                  ) -> None:
         tasks = [_Task(query, turn, sink) for turn in query.turns]
+        self._chain(tasks)
         with self._lock:
             if self._closing:
                 raise RuntimeError("the analysis engine is closed")
             self._open[id(query)] = _Open(list(tasks), done)
             for task in tasks:
-                heapq.heappush(self._waiting, (-task.turn.priority, next(self._order), task))
+                if task.after is None:
+                    self._queue(task)
             self._lock.notify_all()
         if not tasks and done is not None:
             done()
+
+    def _queue(self, task: _Task) -> None:
+        task.queued = True
+        heapq.heappush(self._waiting, (-task.turn.priority, next(self._order), task))
+        self._lock.notify_all()
+
+    def _chain(self, tasks: list[_Task]) -> None:
+        """Link consecutive turns of one query into chains: a turn waits for
+        the one before it and its search goes on from that search's subtree
+        of the move between them, as a GTP engine keeps its tree from move
+        to move, so the visits already spent there count. The query's
+        turns are cut into about ``max_searches / 4`` chains, searched side
+        by side, so the network's batches stay full."""
+        ordered = sorted(tasks, key=lambda t: t.turn.number)
+        chains = max(1, self.max_searches // 4)
+        length = -(-len(ordered) // chains)
+        for k in range(1, len(ordered)):
+            before, task = ordered[k - 1], ordered[k]
+            if k % length and task.turn.number == before.turn.number + 1:
+                before.follower, task.after = task, before
+
+    def _release(self, task: _Task) -> None:
+        """Queue the turn that waited for ``task`` (answered)."""
+        follower = task.follower
+        if follower is not None:
+            task.follower = None
+            with self._lock:
+                self._queue(follower)
 
     def _act(self, action: Action) -> None:
         if action.kind == "clear_cache":
@@ -192,12 +227,14 @@ class AnalysisEngine:
 
     def _terminate(self, chosen: Callable[[_Task], bool]) -> None:
         with self._lock:
-            for _, _, task in self._waiting:
-                if chosen(task):
+            for left in self._open.values():
+                for task in left.tasks:
+                    if not chosen(task):
+                        continue
                     task.terminated = True
-            for task in self._running:
-                if chosen(task):
-                    task.terminated = True
+                    if not task.queued:  # answer now, not after the turn before it
+                        task.after.follower, task.after = None, None
+                        self._queue(task)
             self._lock.notify_all()
 
     # ------------------------------------------------------------ the worker
@@ -214,6 +251,7 @@ class AnalysisEngine:
             for task in dropped:
                 self._emit(task.sink, no_results_response(task.query.id, task.turn.number))
                 self._answered(task)
+                self._release(task)
             for task in stopped:
                 self._finish(task)
             if stopped:
@@ -272,12 +310,16 @@ class AnalysisEngine:
 
     def _job(self, task: _Task, evaluator) -> SearchJob:
         query, turn = task.query, task.turn
-        settings = {**self.settings, **query.overrides}
-        search = PUCTSearch(evaluator, c_puct=settings.get("c_puct", 1.5),
-                            fpu_reduction=settings.get("fpu_reduction", 0.25),
-                            batch_size=self.search_batch if evaluator is self.network else 1,
-                            seed=self.seed)
-        search.cache = self._caches.setdefault(query.komi, {})
+        before = task.after.job if task.after is not None else None
+        if before is not None and before.search.evaluator is evaluator:
+            search = before.search  # set_root keeps the subtree of the move played
+        else:
+            settings = {**self.settings, **query.overrides}
+            search = PUCTSearch(evaluator, c_puct=settings.get("c_puct", 1.5),
+                                fpu_reduction=settings.get("fpu_reduction", 0.25),
+                                batch_size=self.search_batch if evaluator is self.network else 1,
+                                seed=self.seed)
+            search.cache = self._caches.setdefault(query.komi, {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
                          root_temperature=query.root_policy_temperature or 1.0)
@@ -296,9 +338,10 @@ class AnalysisEngine:
         if pool is None:
             evaluator = self.network if key == "network" else PlayoutEvaluator(query.komi,
                                                                               self.seed)
-            # the network releases the GIL: its calls overlap the tree work
-            pool = self._pools[key] = SearchPool(evaluator, self.max_leaves,
-                                                 pipelined=key == "network")
+            # not pipelined: on 2 cores a network with both of them beats a
+            # network on one core beside the tree work (python -m imago.bench
+            # analysis, 2026-11-23: 3.2 s against 4.1 s a query)
+            pool = self._pools[key] = SearchPool(evaluator, self.max_leaves)
         return pool
 
     def _finish(self, task: _Task) -> None:
@@ -310,6 +353,7 @@ class AnalysisEngine:
                 self._running.remove(task)
         self._emit(task.sink, self._response(task, during=False))
         self._answered(task)
+        self._release(task)
 
     def _fail_running(self, exc: Exception) -> None:
         with self._lock:
@@ -319,6 +363,7 @@ class AnalysisEngine:
                 pool.discard(task.job)
             self._emit(task.sink, error(f"analysis failed: {exc}", None, task.query.id))
             self._answered(task)
+            self._release(task)
 
     def _answered(self, task: _Task) -> None:
         with self._lock:

@@ -38,6 +38,25 @@ def default_model_path() -> Optional[Path]:
     return DEFAULT_MODEL if exists else None
 
 
+def set_network_threads(threads: int) -> Optional[str]:
+    """Run the network's operations on ``threads`` CPU threads; None when
+    done, or why not (the back end started its thread pools already, or is
+    not TensorFlow), in words for a log line."""
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    if backend != "tensorflow":
+        return f"the network's threads are left to the {backend} back end"
+    import tensorflow as tf
+
+    if tf.config.threading.get_intra_op_parallelism_threads() == threads:
+        return None
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+    except RuntimeError:
+        return "TensorFlow had started already; the network keeps its threads"
+    return None
+
+
 def load_keras_network(path: Path):
     """:func:`imago.nn.networks.load_network` (imports TensorFlow)."""
     from .networks import load_network
@@ -85,10 +104,14 @@ class NetworkEvaluator:
     one in every transposition. With it, roots
     (:meth:`evaluate_all_symmetries`) and ownership get the mean over all 8.
     ``"none"`` evaluates every board as it stands.
+
+    ``threads`` sets the network's CPU threads before a model file is
+    loaded (:func:`set_network_threads`; default: the back end's own).
     """
 
     def __init__(self, model: Union[str, os.PathLike, object], batch_size: int = 8,
-                 symmetries: str = "random", seed: Optional[int] = None):
+                 symmetries: str = "random", seed: Optional[int] = None,
+                 threads: Optional[int] = None):
         if symmetries not in SYMMETRY_MODES:
             raise ValueError(f"symmetries must be one of {', '.join(SYMMETRY_MODES)}, "
                              f"not {symmetries!r}")
@@ -100,10 +123,17 @@ class NetworkEvaluator:
         self.rng = np.random.default_rng(seed)
         self.history = 1 if model.plane_set == "basic" else HISTORY
         self._lock = threading.Lock()  # one network call at a time (a pipelined pool's thread)
+        self.threads = threads
+        self.threads_problem: Optional[str] = None
 
     @property
     def network(self):
-        """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
+        """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use,
+        with the evaluator's thread count)."""
+        if self.threads is not None and isinstance(self._model, ModelFile):
+            if not self._model.loaded:
+                self.threads_problem = set_network_threads(self.threads)
+            self.threads = None
         return network_of(self._model)
 
     def check_size(self, size: int) -> None:

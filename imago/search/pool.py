@@ -19,6 +19,7 @@ from typing import Optional
 import numpy as np
 
 from imago.game import GameState
+from imago.nn.evaluator import Evaluation
 
 from .puct import Evaluator, PUCTSearch
 from .tree import CLOSED, SearchNode, encode_priors
@@ -88,10 +89,12 @@ class SearchPool:
         self.evaluator = evaluator
         self.max_leaves = max(1, int(max_leaves))
         self.new: list[SearchJob] = []
+        self.starting: list[SearchJob] = []  # their roots' answers in flight
         self.running: list[SearchJob] = []
         self.batches: list[int] = []  # the size of every evaluator call, newest last
         self._executor = ThreadPoolExecutor(1, "imago-evaluator") if pipelined else None
-        self._in_flight: Optional[tuple] = None  # (future, shares)
+        self._in_flight: Optional[tuple] = None  # (future, shares, starting jobs)
+        self._ready: list[SearchJob] = []        # started in a landing, already finished
 
     def add(self, job: SearchJob) -> None:
         """Start ``job`` at the next round."""
@@ -102,34 +105,35 @@ class SearchPool:
     def discard(self, job: SearchJob) -> None:
         """Stop ``job`` (its tree keeps what it found so far; a batch in
         flight for it is still applied when it comes back)."""
-        if job in self.new:
-            self.new.remove(job)
-        if job in self.running:
-            self.running.remove(job)
+        for jobs in (self.new, self.starting, self.running, self._ready):
+            if job in jobs:
+                jobs.remove(job)
 
     def __len__(self) -> int:
-        return len(self.new) + len(self.running)
+        return len(self.new) + len(self.starting) + len(self.running) + len(self._ready)
 
     def step(self) -> list[SearchJob]:
         """One round: set up the searches added since the last round (one
-        careful evaluator call for all their new roots), then one batch of
-        leaves from the running searches. Returns the jobs that finished in
-        this round (they leave the pool)."""
-        finished: list[SearchJob] = []
+        careful evaluator call for all their new roots; in a pipelined pool
+        that call rides with the next batch), then one batch of leaves from
+        the running searches. Returns the jobs that finished in this round
+        (they leave the pool)."""
+        asked: list[SearchJob] = []
         if self.new:
-            self._land()  # the evaluator is not asked from two threads at once
             started, self.new = self.new, []
-            self._start(started)
-            for job in started:
-                (self.running if job.unfinished() else finished).append(job)
-        if self.running:
-            busy = self._round() if self._executor is not None else self._plain_round()
+            asked = self._begin(started)
+            if asked and self._executor is None:
+                self._answer_roots(asked, self._careful(asked))
+                asked = []
+        if self.running or asked:
+            busy = self._round(asked) if self._executor is not None else self._plain_round()
             still = []
             for job in self.running:
-                (still if id(job) in busy or job.unfinished() else finished).append(job)
+                (still if id(job) in busy or job.unfinished() else self._ready).append(job)
             self.running = still
         elif self._in_flight is not None:
             self._land()
+        finished, self._ready = self._ready, []
         return finished
 
     def close(self) -> None:
@@ -138,28 +142,39 @@ class SearchPool:
         if self._executor is not None:
             self._executor.shutdown()
 
-    def _start(self, jobs: list[SearchJob]) -> None:
+    def _begin(self, jobs: list[SearchJob]) -> list[SearchJob]:
+        """Set the jobs' roots; those that need no evaluator answer are
+        made ready at once. Returns the ones that need an answer."""
+        asked = []
         for job in jobs:
             job.search.set_root(job.state, job.color)
-        asked = [job for job in jobs if job.search.needs_root_answer()]
-        answers: dict[int, tuple] = {}
-        if asked:
-            evaluator = self.evaluator
-            careful = getattr(evaluator, "evaluate_all_symmetries", evaluator.evaluate)
-            answer = careful([job.search.root_request() for job in asked])
-            margins = getattr(answer, "margins", None)
-            ownership = getattr(answer, "ownership", None)
-            for k, job in enumerate(asked):
-                answers[id(job)] = (answer[0][k], answer[1][k])
-                job.search.scored = job.search.scored or margins is not None
-                job.root_answer = (answer[0][k], float(answer[1][k]),
-                                   None if margins is None else float(margins[k]),
-                                   None if ownership is None else ownership[k])
-                job.search.evaluations += 1
-        for job in jobs:
-            job.root = job.search.prepare(job.allow_pass, answers.get(id(job)))
-            job._temper_root()
-            job._strike_forbidden()
+            if job.search.needs_root_answer():
+                asked.append(job)
+            else:
+                self._prepare(job, None)
+        return asked
+
+    def _careful(self, asked: list[SearchJob]):
+        careful = getattr(self.evaluator, "evaluate_all_symmetries", self.evaluator.evaluate)
+        return careful([job.search.root_request() for job in asked])
+
+    def _answer_roots(self, asked: list[SearchJob], answer) -> None:
+        """Expand the roots of ``asked`` with the evaluator's answer."""
+        margins = getattr(answer, "margins", None)
+        ownership = getattr(answer, "ownership", None)
+        for k, job in enumerate(asked):
+            job.search.scored = job.search.scored or margins is not None
+            job.root_answer = (answer[0][k], float(answer[1][k]),
+                               None if margins is None else float(margins[k]),
+                               None if ownership is None else ownership[k])
+            job.search.evaluations += 1
+            self._prepare(job, (answer[0][k], answer[1][k]))
+
+    def _prepare(self, job: SearchJob, answer: Optional[tuple]) -> None:
+        job.root = job.search.prepare(job.allow_pass, answer)
+        job._temper_root()
+        job._strike_forbidden()
+        (self.running if job.unfinished() else self._ready).append(job)
 
     def _select(self, busy: set) -> tuple[list, list]:
         """Leaves of the running searches not in ``busy``, the highest
@@ -182,25 +197,46 @@ class SearchPool:
             self._apply(shares, self.evaluator.evaluate(leaves))
         return set()
 
-    def _round(self) -> set:
+    def _round(self, asked: list[SearchJob]) -> set:
         """A pipelined round: select for the searches with no batch in
-        flight, send their batch, then apply the one in flight. Returns the
-        ids of the jobs whose batch is now in flight."""
+        flight, send their batch (with the careful answers ``asked`` for
+        new roots), then apply the one in flight. Returns the ids of the
+        jobs whose batch is now in flight."""
         landing = self._in_flight
         busy = {id(job) for job, _ in landing[1]} if landing else set()
         shares, leaves = self._select(busy)
         self._in_flight = None
-        if leaves:
-            self._in_flight = (self._executor.submit(self.evaluator.evaluate, leaves), shares)
+        if leaves or asked:
+            self.starting.extend(asked)
+            self._in_flight = (self._executor.submit(self._evaluate, asked, leaves), shares,
+                               asked)
         if landing is not None:
-            self._apply(landing[1], landing[0].result())
+            self._settle(landing)
         return {id(job) for job, _ in shares}
+
+    def _evaluate(self, asked: list[SearchJob], leaves: list) -> tuple:
+        """The evaluator's thread: careful answers for new roots, then the
+        leaves' batch."""
+        return (self._careful(asked) if asked else None,
+                self.evaluator.evaluate(leaves) if leaves else None)
+
+    def _settle(self, landing: tuple) -> None:
+        future, shares, asked = landing
+        roots, answer = future.result()
+        if asked:
+            kept = [job for job in asked if job in self.starting]
+            for job in asked:
+                if job in self.starting:
+                    self.starting.remove(job)
+            if kept:
+                self._answer_roots(kept, _rows(roots, [asked.index(job) for job in kept]))
+        if shares:
+            self._apply(shares, answer)
 
     def _land(self) -> None:
         if self._in_flight is not None:
-            future, shares = self._in_flight
-            self._in_flight = None
-            self._apply(shares, future.result())
+            landing, self._in_flight = self._in_flight, None
+            self._settle(landing)
 
     def _apply(self, shares: list, answer) -> None:
         priors, values, margins = answer[0], answer[1], getattr(answer, "margins", None)
@@ -212,6 +248,17 @@ class SearchPool:
                              None if margins is None else margins[start:end])
             job.search.evaluations += len(share)
             start = end
+
+
+def _rows(answer, index: list[int]) -> Evaluation:
+    """The rows ``index`` of an evaluator answer (margins and ownership too)."""
+    if index == list(range(len(answer[0]))):
+        return answer
+    margins = getattr(answer, "margins", None)
+    ownership = getattr(answer, "ownership", None)
+    return Evaluation(np.asarray(answer[0])[index], np.asarray(answer[1])[index],
+                      None if margins is None else np.asarray(margins)[index],
+                      None if ownership is None else np.asarray(ownership)[index])
 
 
 def run_searches(jobs: list[SearchJob], evaluator: Optional[Evaluator] = None,

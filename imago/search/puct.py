@@ -236,8 +236,9 @@ class PUCTSearch:
                 ) -> SearchNode:
         """Make the root set by :meth:`set_root` ready: expanded
         (``root_answer``, a ``(policy, value)`` pair for :meth:`root_request`,
-        or the evaluator's most careful answer), illegal moves struck out,
-        root noise, the pass allowed or not."""
+        or the evaluator's most careful answer; a reused root keeps its
+        visits and takes the careful priors), illegal moves struck out, root
+        noise, the pass allowed or not."""
         root = self.root
         if self.needs_root_answer():
             if root_answer is None:
@@ -248,10 +249,13 @@ class PUCTSearch:
                 if getattr(answer, "margins", None) is not None:
                     self.scored = True
                 self.evaluations += 1
-            self._expand_exact(root, *root_answer)
+            if root.expanded:
+                self._reprioritise(root, root_answer[0])  # a reused root had a leaf's answer
+            else:
+                self._expand_exact(root, *root_answer)
         elif root.expanded and not root.careful:
-            self._reprioritise(root)    # a reused root had a leaf's answer
-            self._strike_illegal(root)  # and was expanded without legality checks
+            root.careful = True         # nothing more careful to ask for
+            self._strike_illegal(root)  # it was expanded without legality checks
         if root.expanded:
             if self.dirichlet_alpha > 0:
                 self._add_noise(root)
@@ -276,9 +280,14 @@ class PUCTSearch:
         return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0)
 
     def needs_root_answer(self) -> bool:
-        """Whether the root set by :meth:`set_root` is new and needs an
-        evaluation (lets a pool evaluate many roots in one call)."""
-        return not self.root.expanded and not self.root.terminal
+        """Whether the root set by :meth:`set_root` needs the evaluator's
+        careful answer: a new root, or a reused one expanded with a leaf's
+        answer when the evaluator has a more careful one (lets a pool
+        evaluate many roots in one call)."""
+        root = self.root
+        if root.terminal or root.careful:
+            return False
+        return not root.expanded or hasattr(self.evaluator, "evaluate_all_symmetries")
 
     def _open_mask(self, board, exact: bool) -> np.ndarray:
         """Actions open at ``board``: empty points (legal ones when
@@ -308,17 +317,13 @@ class PUCTSearch:
         root.value = float(value)
         root.careful = True
 
-    def _reprioritise(self, root: SearchNode) -> None:
-        """Give a reused root the evaluator's careful priors (the 8-symmetry
-        mean of a network), keeping the visits it already has."""
+    def _reprioritise(self, root: SearchNode, policy: np.ndarray) -> None:
+        """Give a reused root the careful ``policy`` as priors, keeping the
+        visits it already has, and strike its illegal moves out."""
         root.careful = True
-        careful = getattr(self.evaluator, "evaluate_all_symmetries", None)
-        if careful is None:
-            return
-        priors, _ = careful([self.root_request()])
-        self.evaluations += 1
-        root.priors = self._normalised(priors[0],
+        root.priors = self._normalised(policy,
                                        self._open_mask(self.root_board, exact=True)).tobytes()
+        self._strike_illegal(root)
 
     def _strike_illegal(self, root: SearchNode) -> None:
         """Strike out every illegal move at a reused root, so results list
