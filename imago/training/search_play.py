@@ -1,0 +1,256 @@
+"""Self-play with the tree search: the games the AlphaGo Zero loop learns from.
+
+Many games are played at once, each with its own :class:`PUCTSearch`, all
+in one :class:`~imago.search.SearchPool`, so every network call answers the
+leaves of all the games' searches (batches of a hundred and more on a CPU
+where one search alone sends sixteen). Each game keeps its tree from move
+to move (the subtree of the move played).
+
+Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
+
+- a **full search** (``visits``) with Dirichlet noise at the root, for a
+  share ``full_share`` of the moves, or a **cheap search** (``cheap_visits``,
+  no noise) for the others; only full searches become policy targets;
+- the move is drawn in proportion to the root's visits for the first
+  ``sample_moves`` moves (temperature 1), then the most visited is played;
+- a side whose searched value stays below ``resign_value`` for two of its
+  moves in a row resigns, except in a share ``no_resign_share`` of the games,
+  which play on to check the threshold: a side that would have resigned
+  there but won is a *false resignation*;
+- a game ends by two passes, a resignation or ``max_moves`` moves, and is
+  judged by the one count of :mod:`imago.game` (dead stones removed).
+
+Each finished game is a :class:`~imago.training.replay.GameRecord` (planes,
+visit distributions, searched values, outcome, final ownership and score)
+and can be written as SGF with the visits of each full search in a comment.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Iterator, Optional
+
+import numpy as np
+
+from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
+from imago.nn.features import board_index, encode
+from imago.search import PUCTSearch, SearchJob, SearchPool
+
+from .replay import GameRecord
+
+
+@dataclass
+class SelfPlaySettings:
+    """How self-play games are played (see the module docstring). ``None``
+    fields take a default from the board size."""
+
+    size: int = 9
+    komi: float = 7.5
+    visits: int = 100
+    cheap_visits: int = 25
+    full_share: float = 0.25
+    sample_moves: Optional[int] = None      # default: size * size // 8 (10 on 9x9)
+    dirichlet_alpha: Optional[float] = None  # default: 10 / size**2 (0.12 on 9x9)
+    noise_fraction: float = 0.25
+    resign_value: float = -0.9
+    no_resign_share: float = 0.1
+    max_moves: Optional[int] = None         # default: 2 * size * size
+    parallel: int = 32
+    search_batch: int = 8
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.25
+
+    def resolved(self) -> "SelfPlaySettings":
+        """A copy with the size-dependent defaults filled in."""
+        area = self.size * self.size
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["sample_moves"] = area // 8 if self.sample_moves is None else self.sample_moves
+        values["dirichlet_alpha"] = (10.0 / area if self.dirichlet_alpha is None
+                                     else self.dirichlet_alpha)
+        values["max_moves"] = 2 * area if self.max_moves is None else self.max_moves
+        return SelfPlaySettings(**values)
+
+    def problems(self) -> list[str]:
+        """One line per setting that makes no sense (empty when all do)."""
+        out = []
+        if not 2 <= self.size <= 25:
+            out.append(f"size must be from 2 to 25, not {self.size}")
+        if not math.isfinite(self.komi):
+            out.append(f"komi must be a number, not {self.komi}")
+        for name in ("visits", "cheap_visits", "parallel", "search_batch"):
+            if getattr(self, name) < 1:
+                out.append(f"{name.replace('_', '-')} must be at least 1, "
+                           f"not {getattr(self, name)}")
+        for name in ("full_share", "no_resign_share", "noise_fraction"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                out.append(f"{name.replace('_', '-')} must be from 0 to 1, "
+                           f"not {getattr(self, name)}")
+        if not -1.0 <= self.resign_value <= 1.0:
+            out.append(f"resign-value must be from -1 to 1 (-1: never resign), "
+                       f"not {self.resign_value}")
+        return out
+
+
+@dataclass
+class PlayedGame:
+    """A finished game: its record for the replay buffer, its game tree
+    (for SGF), and what its resignation check found."""
+
+    record: GameRecord
+    state: GameState
+    result: str
+    would_resign: Optional[int] = None
+    """In a game that could not resign: the side that would have resigned."""
+
+    @property
+    def false_resignation(self) -> bool:
+        """A side would have resigned, yet won."""
+        return self.would_resign is not None and self.would_resign == self.record.winner
+
+
+@dataclass
+class _Game:
+    state: GameState
+    search: PUCTSearch
+    may_resign: bool
+    planes: list = field(default_factory=list)
+    to_move: list = field(default_factory=list)
+    moves: list = field(default_factory=list)
+    policy: list = field(default_factory=list)
+    full: list = field(default_factory=list)
+    searched: list = field(default_factory=list)
+    low: dict = field(default_factory=lambda: {BLACK: 0, WHITE: 0})
+    would_resign: Optional[int] = None
+    job: Optional[SearchJob] = None
+
+
+def play_games(evaluator, settings: SelfPlaySettings, games: int,
+               seed: Optional[int] = None, name: str = "game") -> Iterator[PlayedGame]:
+    """Play ``games`` games with ``evaluator`` (a network evaluator: its
+    ``network.plane_set`` names the planes recorded), ``settings.parallel``
+    at a time; yields each as it finishes."""
+    settings = settings.resolved()
+    rng = np.random.default_rng(seed)
+    plane_set = evaluator.network.plane_set
+    pool = SearchPool(evaluator, max_leaves=settings.parallel * settings.search_batch)
+    playing: dict[int, _Game] = {}
+    started = 0
+    while playing or started < games:
+        while len(playing) < settings.parallel and started < games:
+            game = _new_game(evaluator, settings, rng)
+            started += 1
+            _search(game, pool, settings, rng)
+            playing[id(game.job)] = game
+        for job in pool.step():
+            game = playing.pop(id(job))
+            ended = _move(game, settings, rng, plane_set)
+            if ended is not None:
+                yield _finish(game, settings, plane_set, ended, f"{name}-{started:06d}")
+                continue
+            _search(game, pool, settings, rng)
+            playing[id(game.job)] = game
+
+
+def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator) -> _Game:
+    search = PUCTSearch(evaluator, c_puct=settings.c_puct,
+                        fpu_reduction=settings.fpu_reduction,
+                        batch_size=settings.search_batch, noise_fraction=settings.noise_fraction,
+                        seed=int(rng.integers(2 ** 31)))
+    may_resign = settings.resign_value > -1.0 and rng.random() >= settings.no_resign_share
+    return _Game(GameState(settings.size, settings.komi), search, may_resign)
+
+
+def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,
+            rng: np.random.Generator) -> None:
+    """Start the search for the game's next move, full or cheap."""
+    full = rng.random() < settings.full_share
+    game.full.append(full)
+    game.search.dirichlet_alpha = settings.dirichlet_alpha if full else 0.0
+    visits = settings.visits if full else settings.cheap_visits
+    game.job = SearchJob(game.search, game.state, game.state.to_move, visits)
+    pool.add(game.job)
+
+
+def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
+          plane_set: str) -> Optional[str]:
+    """Record the finished search, play its move; returns how the game
+    ended (``"passes"``, ``"resigned"``, ``"length"``) or None."""
+    state, root, search = game.state, game.job.root, game.search
+    size = settings.size
+    color = state.to_move
+    visits = np.zeros(size * size + 1, np.float32)
+    if root.edges:
+        visits[root.moves] = np.maximum(root.visits, 0)
+    total = float(visits.sum())
+    value = 2 * PUCTSearch.winrate(root) - 1 if total > 0 else root.value
+    full = game.full[-1] = game.full[-1] and total > 0
+    game.planes.append(encode(state.current, plane_set, color, dtype=np.uint8))
+    game.to_move.append(color)
+    game.searched.append(value)
+    game.policy.append(visits / total if full else np.zeros_like(visits))
+    if state.current.number < settings.sample_moves and total > 0:
+        action = int(rng.choice(len(visits), p=visits / total))
+    else:
+        action = int(root.best_action())
+    game.moves.append(action)
+
+    game.low[color] = game.low[color] + 1 if value < settings.resign_value else 0
+    if game.low[color] >= 2 and settings.resign_value > -1.0:
+        if game.may_resign:
+            return "resigned"
+        if game.would_resign is None:
+            game.would_resign = color
+    point = search.point_of(action)
+    if point is not None and state.board.illegal_reason(point, color) is not None:
+        point = None  # never an illegal move, whatever the search left open
+    state.play(color, point)
+    state.current.properties["C"] = [_comment(search, visits, value, full)]
+    if state.consecutive_passes() >= 2:
+        return "passes"
+    if state.current.number >= settings.max_moves:
+        return "length"
+    return None
+
+
+def _comment(search: PUCTSearch, visits: np.ndarray, value: float, full: bool) -> str:
+    """The SGF comment of a move: the search's visits (the policy target
+    of a full search) and its value, for people reading the games."""
+    order = np.argsort(-visits, kind="stable")
+    shown = [f"{_vertex(search, int(a))} {int(visits[a])}" for a in order[:8] if visits[a] > 0]
+    kind = "full search" if full else "cheap search (not a policy target)"
+    return (f"{kind}, {int(visits.sum())} visits, value {value:+.2f} for the mover; "
+            f"visits: {', '.join(shown) or 'none'}")
+
+
+def _vertex(search: PUCTSearch, action: int) -> str:
+    point = search.point_of(action)
+    return "pass" if point is None else index_to_vertex(point, search.size)
+
+
+def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
+            name: str) -> PlayedGame:
+    state = game.state
+    size = settings.size
+    judged = count(state.board, state.rules, state.to_move)
+    owners = np.asarray(judged.owners)[board_index(size)]
+    ownership = np.where(owners == BLACK, 1, np.where(owners == WHITE, -1, 0)).astype(np.int8)
+    if ended == "resigned":
+        loser = state.to_move
+        winner = WHITE if loser == BLACK else BLACK
+        result = f"{'B' if winner == BLACK else 'W'}+R"
+    else:
+        winner = {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner]
+        result = judged.result
+    state.root.properties["RE"] = [result]
+    record = GameRecord(
+        size=size, komi=float(settings.komi), planes=np.stack(game.planes),
+        to_move=np.asarray(game.to_move, np.int8), moves=np.asarray(game.moves, np.int16),
+        policy=np.stack(game.policy), full=np.asarray(game.full[:len(game.moves)], bool),
+        searched=np.asarray(game.searched, np.float32), winner=winner,
+        score=float(judged.score), ownership=ownership, resigned=ended == "resigned",
+        plane_set=plane_set, name=name)
+    return PlayedGame(record, state, result, game.would_resign)
+
+
+__all__ = ["SelfPlaySettings", "PlayedGame", "play_games"]

@@ -1,0 +1,91 @@
+"""Self-play with the tree search: many games sharing network calls, legal
+to the end, recorded as replay-buffer games, resignations checked."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.game import BLACK, WHITE
+from imago.sgf import dumps, loads
+from imago.training.replay import ReplayBuffer
+from imago.training.search_play import SelfPlaySettings, play_games
+
+
+class _Network:
+    plane_set = "basic"
+
+
+class FakeEvaluator:
+    """Random priors, and a value that favours Black by ``lean`` for the
+    side to move; records its batch sizes."""
+
+    history = 1
+
+    def __init__(self, lean: float = 0.0, seed: int = 1):
+        self.network = _Network()
+        self.lean = lean
+        self.rng = np.random.default_rng(seed)
+        self.batches: list[int] = []
+
+    def evaluate(self, leaves):
+        self.batches.append(len(leaves))
+        actions = leaves[0].board.size ** 2 + 1
+        priors = self.rng.random((len(leaves), actions)) ** 4
+        values = np.array([self.lean if leaf.to_move == BLACK else -self.lean
+                           for leaf in leaves])
+        return priors, values
+
+
+def settings(**changes) -> SelfPlaySettings:
+    base = dict(size=5, komi=0.5, visits=16, cheap_visits=4, full_share=0.5, parallel=4,
+                search_batch=4, resign_value=-1.0, max_moves=40)
+    base.update(changes)
+    return SelfPlaySettings(**base)
+
+
+def test_games_share_network_calls_and_make_valid_records(tmp_path):
+    evaluator = FakeEvaluator()
+    played = list(play_games(evaluator, settings(), 6, seed=2, name="t"))
+    assert len(played) == 6 and max(evaluator.batches) > 4  # several games per call
+    buffer = ReplayBuffer(tmp_path)
+    buffer.add([game.record for game in played], generation=0)
+    assert buffer.games() == 6
+    for game in played:
+        record = game.record
+        assert record.problems() == []
+        assert len(record) == len(game.state.current.path_from_root()) - 1
+        full = record.full
+        assert np.allclose(record.policy[full].sum(axis=1), 1.0)
+        assert not record.policy[~full].any()
+        assert list(record.to_move[:2]) == [BLACK, WHITE]
+        text = dumps(game.state)
+        assert "search" in text and "visits" in text
+        assert loads(text)[0].root.properties["RE"] == [game.result]  # every move legal
+
+
+def test_a_losing_side_resigns_unless_the_game_checks_resignation():
+    """Black's value is -0.95 everywhere: Black resigns on its second move,
+    except in games chosen to play on, which report who would have."""
+    lost = FakeEvaluator(lean=-0.95)
+    resigned = list(play_games(lost, settings(resign_value=-0.9, no_resign_share=0.0), 2))
+    assert all(g.record.resigned and g.result == "W+R" for g in resigned)
+    assert all(len(g.record) == 3 for g in resigned)  # B, W, then Black's second low move
+    checked = list(play_games(FakeEvaluator(lean=-0.95),
+                              settings(resign_value=-0.9, no_resign_share=1.0), 2))
+    assert all(not g.record.resigned and g.would_resign == BLACK for g in checked)
+    assert all(g.false_resignation == (g.record.winner == BLACK) for g in checked)
+
+
+def test_settings_are_checked_and_defaults_follow_the_size():
+    assert SelfPlaySettings(size=9).resolved().sample_moves == 10
+    assert SelfPlaySettings(size=19).resolved().max_moves == 722
+    problems = SelfPlaySettings(visits=0, full_share=1.5, resign_value=-2).problems()
+    assert len(problems) == 3 and any("full-share" in p for p in problems)
+
+
+@pytest.mark.parametrize("full_share", [0.0, 1.0])
+def test_the_share_of_full_searches_is_respected(full_share):
+    played = list(play_games(FakeEvaluator(), settings(full_share=full_share), 2, seed=4))
+    flags = np.concatenate([g.record.full for g in played])
+    assert flags.all() if full_share else not flags.any()
