@@ -48,6 +48,7 @@ def test_games_share_network_calls_and_make_valid_records(tmp_path):
     evaluator = FakeEvaluator()
     played = list(play_games(evaluator, settings(), 6, seed=2, name="t"))
     assert len(played) == 6 and max(evaluator.batches) > 4  # several games per call
+    assert sorted(game.record.name for game in played) == [f"t-{k:06d}" for k in range(1, 7)]
     buffer = ReplayBuffer(tmp_path)
     buffer.add([game.record for game in played], generation=0)
     assert buffer.games() == 6

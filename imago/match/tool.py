@@ -56,13 +56,18 @@ class EngineStats:
 
 
 def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """95% confidence interval of a win rate (Wilson score interval)."""
+    """The Wilson score interval of a win share: ``wins`` of ``games`` (a
+    draw counts as half a win, so ``wins`` may end in .5), ``z`` standard
+    deviations wide (1.96: 95%). No games: (0, 1), nothing is known."""
+    if games < 0 or not 0 <= wins <= games:
+        raise ValueError(f"need 0 <= wins <= games, got {wins} wins of {games} games")
     if games == 0:
         return 0.0, 1.0
     p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    z2 = z * z
+    denominator = 1 + z2 / games
+    centre = (p + z2 / (2 * games)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
     return max(0.0, centre - half), min(1.0, centre + half)
 
 

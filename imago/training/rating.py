@@ -27,6 +27,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
+from imago.match.tool import wilson_interval
+
 log = logging.getLogger("imago.training")
 
 ELO_PER_NAT = 400 / math.log(10)
@@ -34,22 +36,6 @@ ELO_PER_NAT = 400 / math.log(10)
 
 
 # ------------------------------------------------------------------ gating
-def wilson_interval(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a win share: ``wins`` of ``games`` (a
-    draw counts as half a win, so ``wins`` may end in .5), ``z`` standard
-    deviations wide (1.96: 95%). No games: (0, 1), nothing is known."""
-    if games < 0 or not 0 <= wins <= games:
-        raise ValueError(f"need 0 <= wins <= games, got {wins} wins of {games} games")
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    z2 = z * z
-    denominator = 1 + z2 / games
-    centre = (p + z2 / (2 * games)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 @dataclass(frozen=True)
 class GateDecision:
     """The gate's verdict on a candidate: its record against the best

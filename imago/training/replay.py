@@ -257,13 +257,16 @@ class ReplayBuffer:
         """The readable shards, oldest first."""
         return [s.path for s in self._scan()]
 
-    def positions(self, size: Optional[int] = None) -> int:
-        """Positions stored (of one board size, or all)."""
-        return sum(s.positions for s in self._scan(size))
+    def positions(self, size: Optional[int] = None, generation: Optional[int] = None) -> int:
+        """Positions stored (of one board size and generation, or all)."""
+        return sum(s.positions for s in self._scan(size)
+                   if generation is None or s.generation == generation)
 
-    def games(self, size: Optional[int] = None) -> int:
-        """Games stored (of one board size, or all)."""
-        return sum(s.games for s in self._scan(size))
+    def games(self, size: Optional[int] = None, generation: Optional[int] = None) -> int:
+        """Games stored (of one board size and generation, or all): a
+        resumed run counts what it has already played."""
+        return sum(s.games for s in self._scan(size)
+                   if generation is None or s.generation == generation)
 
     def generations(self) -> list[int]:
         """The generations that have shards, ascending."""

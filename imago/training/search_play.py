@@ -114,6 +114,7 @@ class _Game:
     state: GameState
     search: PUCTSearch
     may_resign: bool
+    number: int
     planes: list = field(default_factory=list)
     to_move: list = field(default_factory=list)
     moves: list = field(default_factory=list)
@@ -138,27 +139,28 @@ def play_games(evaluator, settings: SelfPlaySettings, games: int,
     started = 0
     while playing or started < games:
         while len(playing) < settings.parallel and started < games:
-            game = _new_game(evaluator, settings, rng)
             started += 1
+            game = _new_game(evaluator, settings, rng, started)
             _search(game, pool, settings, rng)
             playing[id(game.job)] = game
         for job in pool.step():
             game = playing.pop(id(job))
             ended = _move(game, settings, rng, plane_set)
             if ended is not None:
-                yield _finish(game, settings, plane_set, ended, f"{name}-{started:06d}")
+                yield _finish(game, settings, plane_set, ended, f"{name}-{game.number:06d}")
                 continue
             _search(game, pool, settings, rng)
             playing[id(game.job)] = game
 
 
-def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator) -> _Game:
+def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator,
+              number: int) -> _Game:
     search = PUCTSearch(evaluator, c_puct=settings.c_puct,
                         fpu_reduction=settings.fpu_reduction,
                         batch_size=settings.search_batch, noise_fraction=settings.noise_fraction,
                         seed=int(rng.integers(2 ** 31)))
     may_resign = settings.resign_value > -1.0 and rng.random() >= settings.no_resign_share
-    return _Game(GameState(settings.size, settings.komi), search, may_resign)
+    return _Game(GameState(settings.size, settings.komi), search, may_resign, number)
 
 
 def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,

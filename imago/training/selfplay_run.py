@@ -1,0 +1,313 @@
+"""Self-play runs: games played by worker processes or Ray actors, stored as
+replay shards and SGF files, resumable after any interruption.
+
+The driver cuts the games still to play into *chunks* (by default twice the
+games a worker plays at once) and keeps one chunk in flight per worker.
+A worker (a local process, or a Ray actor with ``--ray``) loads the network
+once and keeps it, plays its chunk with :func:`~imago.training.search_play.play_games`
+and returns the records; the driver writes each chunk as one replay shard
+(an atomic rename), then its SGF files. So:
+
+- a run stopped by anything, ``kill -9`` included, keeps every chunk that
+  was written and loses only the chunks in flight (never half a game);
+  running the same command again plays only the games still missing
+  (the shards of the folder count them, per generation);
+- a worker that dies (its process killed, its node gone) costs its chunk,
+  which is played again by a replacement;
+- the network travels with the task as bytes when the workers may sit on
+  other machines (Ray), so the cluster needs no shared folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import statistics
+import tempfile
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable, Optional
+
+from .replay import GameRecord, ReplayBuffer
+from .search_play import SelfPlaySettings, play_games
+
+Log = Callable[[str], object]
+
+
+@dataclass
+class ChunkTask:
+    """Games for one worker: ``games`` games with ``settings`` and the
+    network at ``model`` (or, where that path does not exist, the model
+    rebuilt from ``model_data``: the ``.keras`` and ``.json`` bytes)."""
+
+    model: str
+    settings: SelfPlaySettings
+    games: int
+    seed: int
+    name: str
+    threads: Optional[int] = None
+    model_data: Optional[tuple[bytes, bytes]] = None
+
+
+@dataclass
+class ChunkResult:
+    """What a worker played: records, SGF texts, resignation checks
+    (``(would_resign, winner)`` per game that could not resign), the network
+    batch sizes, seconds, and where it ran."""
+
+    name: str
+    records: list[GameRecord]
+    sgf: list[str]
+    checks: list[tuple[int, int]]
+    batches: list[int]
+    seconds: float
+    worker: str
+
+
+_NETWORKS: dict[str, object] = {}
+"""The evaluator of each model a worker process has loaded (kept between chunks)."""
+
+
+def play_chunk(task: ChunkTask) -> ChunkResult:
+    """Play one chunk in this process (a worker): the module-level function
+    the executors run."""
+    from imago.sgf import dumps
+
+    evaluator = _evaluator(task)
+    start = time.perf_counter()
+    first_batch = len(evaluator.batches)
+    records, texts, checks = [], [], []
+    for played in play_games(evaluator, task.settings, task.games, task.seed, task.name):
+        records.append(played.record)
+        played.state.root.properties["PB"] = played.state.root.properties["PW"] = [
+            f"imago self-play ({Path(task.model).name})"]
+        texts.append(dumps(played.state))
+        if played.would_resign is not None:
+            checks.append((played.would_resign, played.record.winner))
+    return ChunkResult(task.name, records, texts, checks, evaluator.batches[first_batch:],
+                       time.perf_counter() - start, f"{os.uname().nodename}:{os.getpid()}")
+
+
+def _evaluator(task: ChunkTask):
+    from imago.nn.evaluator import NetworkEvaluator
+
+    path = Path(task.model)
+    if not path.exists() and task.model_data is not None:
+        path = _unpacked(task.model_data, path.name)
+    key = f"{path}:{path.stat().st_mtime_ns}"
+    evaluator = _NETWORKS.get(key)
+    if evaluator is None:
+        _NETWORKS.clear()
+        evaluator = _NETWORKS[key] = _CountingEvaluator(
+            NetworkEvaluator(str(path), threads=task.threads))
+    return evaluator
+
+
+class _CountingEvaluator:
+    """A network evaluator that remembers the size of every call."""
+
+    def __init__(self, evaluator):
+        self.inner = evaluator
+        self.batches: list[int] = []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def evaluate(self, leaves):
+        self.batches.append(len(leaves))
+        return self.inner.evaluate(leaves)
+
+
+def _unpacked(data: tuple[bytes, bytes], name: str) -> Path:
+    """A model sent as bytes, written once per content into a temporary folder."""
+    digest = hashlib.sha256(data[0]).hexdigest()[:16]
+    folder = Path(tempfile.gettempdir()) / "imago-models" / digest
+    path = folder / (Path(name).stem + ".keras")
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for suffix, content in ((".json", data[1]), (".keras", data[0])):
+            tmp = folder / f".{os.getpid()}{suffix}"
+            tmp.write_bytes(content)
+            os.replace(tmp, path.with_suffix(suffix))
+    return path
+
+
+@dataclass
+class SelfPlaySummary:
+    """Figures of a self-play run (of the games played by this call)."""
+
+    games: int = 0
+    positions: int = 0
+    seconds: float = 0.0
+    resigned: int = 0
+    checked: int = 0
+    false_resignations: int = 0
+    batches: list[int] = field(default_factory=list)
+    workers: set = field(default_factory=set)
+    lost_chunks: int = 0
+    already: int = 0
+
+    @property
+    def games_per_hour(self) -> float:
+        return 3600.0 * self.games / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def mean_batch(self) -> float:
+        return statistics.mean(self.batches) if self.batches else 0.0
+
+    @property
+    def false_resignation_rate(self) -> Optional[float]:
+        return self.false_resignations / self.checked if self.checked else None
+
+    def line(self) -> str:
+        rate = self.false_resignation_rate
+        checked = (f", false resignations {self.false_resignations}/{self.checked}"
+                   if rate is not None else "")
+        moves = self.positions / self.games if self.games else 0
+        return (f"{self.games} games in {self.seconds:.0f} s ({self.games_per_hour:.0f} games/h, "
+                f"{moves:.0f} moves a game, network batch {self.mean_batch:.0f}, "
+                f"{len(self.workers)} workers), {self.resigned} resigned{checked}")
+
+
+def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: int,
+                 out: str | os.PathLike, workers: int = 1, ray: Optional[str] = None,
+                 generation: int = 0, seed: Optional[int] = None,
+                 chunk_games: Optional[int] = None, progress: bool = True,
+                 log: Log = print) -> SelfPlaySummary:
+    """Make ``out/replay`` hold ``games`` games of ``generation`` (playing
+    the ones missing) with ``workers`` local processes, or Ray actors on the
+    cluster at ``ray``; SGF files go to ``out/sgf/gen-GGGG/``."""
+    out = Path(out)
+    buffer = ReplayBuffer(out / "replay")
+    sgf_folder = out / "sgf" / f"gen-{generation:04d}"
+    summary = SelfPlaySummary(already=buffer.games(settings.size, generation))
+    missing = games - summary.already
+    if missing <= 0:
+        return summary
+    chunk = chunk_games or 2 * settings.parallel
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else seed
+    model = Path(model).resolve()
+    data = None
+    if ray is not None:
+        data = (model.read_bytes(), model.with_suffix(".json").read_bytes())
+    threads = max(1, (os.cpu_count() or 2) // workers) if ray is None else None
+    base = summary.already // max(chunk, 1)
+
+    def task(index: int, size: int) -> ChunkTask:
+        return ChunkTask(str(model), settings, size, seed + 7919 * (base + index) + generation,
+                         f"gen{generation:04d}-{seed % 10000:04d}-{base + index:05d}",
+                         threads, data)
+
+    sizes = [min(chunk, missing - k) for k in range(0, missing, chunk)]
+    pending = [task(i, n) for i, n in enumerate(sizes)]
+    bar = _bar(games, summary.already, progress)
+    start = time.perf_counter()
+    executor = _executor(workers, ray, log)
+    running: dict[Future, ChunkTask] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < _capacity(executor, workers):
+                job = pending.pop(0)
+                running[executor.submit(play_chunk, job)] = job
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for future in done:
+                job = running.pop(future)
+                try:
+                    result = future.result()
+                except Exception as err:  # noqa: BLE001 - a lost worker: play the chunk again
+                    if not _worker_lost(err):
+                        raise
+                    summary.lost_chunks += 1
+                    log(f"selfplay: a worker was lost ({err}); chunk {job.name} is played again")
+                    pending.insert(0, job)
+                    if isinstance(err, BrokenProcessPool):
+                        for other in running.values():
+                            pending.insert(0, other)
+                        running.clear()
+                        executor.shutdown(wait=False, cancel_futures=True)
+                        executor = _executor(workers, ray, log)
+                    continue
+                _store(result, buffer, sgf_folder, generation, summary)
+                summary.seconds = time.perf_counter() - start
+                bar.update(len(result.records))
+                bar.set_postfix_str(_postfix(summary), refresh=False)
+    finally:
+        bar.close()
+        executor.shutdown(wait=False, cancel_futures=True)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _store(result: ChunkResult, buffer: ReplayBuffer, sgf_folder: Path, generation: int,
+           summary: SelfPlaySummary) -> None:
+    """The chunk as one shard (atomic), then its SGF files, then the figures."""
+    if result.records:
+        buffer.add(result.records, generation, worker=result.worker.replace(":", "-"))
+    sgf_folder.mkdir(parents=True, exist_ok=True)
+    for record, text in zip(result.records, result.sgf):
+        tmp = sgf_folder / f".{record.name}.sgf.tmp"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, sgf_folder / f"{record.name}.sgf")
+    summary.games += len(result.records)
+    summary.positions += sum(len(r) for r in result.records)
+    summary.resigned += sum(r.resigned for r in result.records)
+    summary.checked += len(result.checks)
+    summary.false_resignations += sum(would == winner for would, winner in result.checks)
+    summary.batches.extend(result.batches)
+    summary.workers.add(result.worker)
+
+
+def _postfix(summary: SelfPlaySummary) -> str:
+    return (f"{summary.games_per_hour:.0f} games/h, batch {summary.mean_batch:.0f}, "
+            f"{summary.resigned} resigned")
+
+
+def _executor(workers: int, ray: Optional[str], log: Log):
+    if ray is not None:
+        from .cluster import RayExecutor
+
+        return RayExecutor(ray, workers=workers if workers > 1 else None, log=log)
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+
+
+def _capacity(executor, workers: int) -> int:
+    """Chunks to keep in flight: one per worker."""
+    return max(1, int(getattr(executor, "workers", workers)))
+
+
+def _worker_lost(err: BaseException) -> bool:
+    if isinstance(err, BrokenProcessPool):
+        return True
+    try:
+        from .cluster import WorkerLost
+    except ImportError:
+        return False
+    return isinstance(err, WorkerLost)
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _bar(total: int, done: int, shown: bool):
+    """A tqdm progress bar over the games (nothing when not ``shown``)."""
+    if not shown:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=done, unit="game", desc="self-play", dynamic_ncols=True,
+                smoothing=0.1)
+
+
+__all__ = ["ChunkTask", "ChunkResult", "SelfPlaySummary", "play_chunk", "run_selfplay"]
