@@ -105,4 +105,40 @@ def fit(net, train_batches, validation_batches=None, *, epochs: int, initial_epo
     return dict(history.history)
 
 
-__all__ = ["BatchMaker", "set_random_seed", "batch_feeder", "fit"]
+def train_steps(net, next_batch: Callable[[int], tuple[np.ndarray, dict]], steps: int, *,
+                every: int = 20,
+                on_report: Optional[Callable[[int, dict[str, float]], None]] = None
+                ) -> list[dict[str, float]]:
+    """Run ``steps`` gradient steps on ``net`` (a compiled
+    :class:`~imago.nn.networks.NeuralNetwork`), one minibatch each, for
+    training without epochs (a replay window sampled afresh every step).
+
+    ``next_batch(step)`` returns ``(inputs, targets by head)``; it runs in
+    one helper thread, a batch ahead, so drawing the next batch overlaps the
+    current step (called in step order, never twice at once).
+    ``on_report(step, logs)`` is called after every ``every`` steps and
+    after the last, with the mean of each loss and metric over the steps
+    since the previous report. Returns the logs of every step (floats).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    history: list[dict[str, float]] = []
+    if steps < 1:
+        return history
+    every = max(1, int(every))
+    with ThreadPoolExecutor(1, thread_name_prefix="imago-batches") as pool:
+        pending = pool.submit(next_batch, 0)
+        for step in range(steps):
+            x, y = pending.result()
+            if step + 1 < steps:
+                pending = pool.submit(next_batch, step + 1)
+            logs = net.model.train_on_batch(x, y, return_dict=True)
+            history.append({k: float(v) for k, v in logs.items()})
+            done = step + 1
+            if on_report is not None and (done % every == 0 or done == steps):
+                recent = history[-((done - 1) % every + 1):]
+                on_report(done, {k: float(np.mean([h[k] for h in recent])) for k in recent[0]})
+    return history
+
+
+__all__ = ["BatchMaker", "set_random_seed", "batch_feeder", "fit", "train_steps"]

@@ -49,6 +49,51 @@ def value_targets(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.stack([np.asarray(values, np.float32), np.asarray(mask, np.float32)], axis=1)
 
 
+@keras.saving.register_keras_serializable(package="imago")
+def weighted_policy_crossentropy(y_true, y_pred):
+    """Policy loss against a target distribution (a search's visit counts):
+    ``y_true[:, :-1]`` is the distribution over the ``size*size + 1``
+    moves, ``y_true[:, -1]`` the sample's weight (0 drops it: a position
+    played after a fast search whose visits are no target)."""
+    target = y_true[:, :-1]
+    weight = y_true[:, -1]
+    probs = ops.clip(y_pred, 1e-7, 1.0)
+    return -ops.sum(target * ops.log(probs), axis=-1) * weight
+
+
+@keras.saving.register_keras_serializable(package="imago")
+class TargetTop1(keras.metrics.Metric):
+    """Share of weighted samples whose most probable move is the target
+    distribution's most visited move (``y_true`` packed as for
+    :func:`weighted_policy_crossentropy`; weight-0 samples do not count)."""
+
+    def __init__(self, name: str = "top1", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.hits = self.add_variable(shape=(), initializer="zeros", name="hits")
+        self.weighted = self.add_variable(shape=(), initializer="zeros", name="weight")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = ops.convert_to_tensor(y_true, "float32")
+        weight = y_true[:, -1]
+        same = ops.equal(ops.argmax(y_true[:, :-1], axis=-1), ops.argmax(y_pred, axis=-1))
+        self.hits.assign_add(ops.sum(ops.cast(same, "float32") * weight))
+        self.weighted.assign_add(ops.sum(weight))
+
+    def result(self):
+        return ops.divide_no_nan(self.hits, self.weighted)
+
+    def reset_state(self):
+        self.hits.assign(0.0)
+        self.weighted.assign(0.0)
+
+
+def policy_distribution_targets(policy: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Pack target distributions ``(n, A)`` and per-sample weights ``(n,)``
+    as ``(n, A + 1)`` for :func:`weighted_policy_crossentropy`."""
+    policy = np.asarray(policy, np.float32)
+    return np.concatenate([policy, np.asarray(weight, np.float32).reshape(-1, 1)], axis=1)
+
+
 # ------------------------------------------------------------------ base class
 class NeuralNetwork:
     """A Go network over one plane set. ``heads`` names its outputs among
@@ -89,12 +134,19 @@ class NeuralNetwork:
         return self
 
     def compile(self, optimizer: str = "adam", learning_rate: float = 1e-3,
-                momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None
-                ) -> None:
+                momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None,
+                policy_target: str = "moves") -> None:
         """Compile for training: policy cross-entropy, value MSE (games
         without a result are weighted 0), ownership MSE; the L2 penalty sits
         on the layers. ``optimizer`` is ``adam`` or ``sgd`` (with Nesterov
-        momentum)."""
+        momentum). ``policy_target`` ``moves``: the policy learns the move
+        played (sparse labels, top-1/top-3 metrics; see :meth:`targets`);
+        ``distribution``: a search's visit distribution with a per-sample
+        weight (:func:`weighted_policy_crossentropy`, a ``top1`` agreement
+        with the most visited move; see :meth:`distribution_targets`)."""
+        if policy_target not in ("moves", "distribution"):
+            raise ValueError(f"unknown policy target {policy_target!r}; "
+                             "choose moves or distribution")
         if optimizer == "sgd":
             opt = keras.optimizers.SGD(learning_rate, momentum=momentum, nesterov=True)
         elif optimizer == "adam":
@@ -103,14 +155,18 @@ class NeuralNetwork:
             raise ValueError(f"unknown optimizer {optimizer!r}; choose adam or sgd")
         all_losses = {"policy": "sparse_categorical_crossentropy", "value": masked_mse,
                       "ownership": "mse"}
+        policy_metrics = [keras.metrics.SparseCategoricalAccuracy(name="top1"),
+                          keras.metrics.SparseTopKCategoricalAccuracy(3, name="top3")]
+        if policy_target == "distribution":
+            all_losses["policy"] = weighted_policy_crossentropy
+            policy_metrics = [TargetTop1(name="top1")]
         weights = {"policy": 1.0, "value": 1.0, "ownership": 1.0}
         weights.update(loss_weights or {})
         self.model.compile(
             optimizer=opt,
             loss={h: all_losses[h] for h in self.heads},
             loss_weights={h: weights[h] for h in self.heads},
-            metrics={"policy": [keras.metrics.SparseCategoricalAccuracy(name="top1"),
-                                keras.metrics.SparseTopKCategoricalAccuracy(3, name="top3")]},
+            metrics={"policy": policy_metrics},
         )
 
     def train_only(self, heads: Sequence[str]) -> int:
@@ -145,6 +201,19 @@ class NeuralNetwork:
         y = {"policy": np.asarray(moves, np.int32)}
         if "value" in self.heads:
             y["value"] = value_targets(values, value_mask)
+        if "ownership" in self.heads:
+            y["ownership"] = np.asarray(ownership, np.float32)
+        return y
+
+    def distribution_targets(self, policy, weight, value=None, ownership=None) -> dict:
+        """Targets for ``compile(policy_target="distribution")``: the search
+        distributions ``(n, size*size+1)`` with their 0/1 weights, the
+        outcomes ``(n,)`` (all weighted 1) and the final ownership
+        ``(n, size*size)``, all from the mover's view; the heads this
+        network lacks are left out."""
+        y = {"policy": policy_distribution_targets(policy, weight)}
+        if "value" in self.heads:
+            y["value"] = value_targets(value, np.ones(len(y["policy"]), np.float32))
         if "ownership" in self.heads:
             y["ownership"] = np.asarray(ownership, np.float32)
         return y
@@ -470,5 +539,6 @@ def load_network(path: str | os.PathLike, board_size: Optional[int] = None) -> N
 __all__ = [
     "NeuralNetwork", "DenseNeuralNetwork", "ConvNeuralNetwork", "ResidualNeuralNetwork",
     "ModelSizeError", "ARCHITECTURES", "create_network", "load_network", "masked_mse",
-    "value_targets", "metadata_path",
+    "value_targets", "metadata_path", "weighted_policy_crossentropy", "TargetTop1",
+    "policy_distribution_targets",
 ]
