@@ -1,0 +1,285 @@
+"""The trainer stage of the self-play loop: the best network, continued on
+the replay window, becomes the next candidate.
+
+:func:`train_candidate` loads the current best network, compiles it to
+learn the searches' visit distributions (``policy_target="distribution"``:
+positions played after a fast search carry weight 0 and teach the policy
+nothing), the game outcomes and the final ownership, all from the mover's
+view, and runs :attr:`RLTrainConfig.steps` minibatches drawn uniformly from
+the replay window, each position under a random one of the 8 symmetries.
+There are no epochs: every step samples the window afresh (AlphaGo Zero).
+
+The candidate is written atomically: the network is saved under a hidden
+temporary name in the output folder (``.NAME.tmp-PID.keras`` and its
+``.json``), then the ``.json`` is renamed over ``NAME.json`` and the
+``.keras`` over ``NAME.keras``, in that order, so a reader that finds
+``NAME.keras`` always finds its metadata beside it. (When a candidate of the
+same name is overwritten, a reader between the two renames pairs the new
+metadata with the old weights of the same architecture; give each
+generation its own name to avoid even that.) The temporary files are
+removed when training or saving fails.
+
+Keras stays in :mod:`imago.nn`: the network is loaded through
+:mod:`imago.nn.networks` and trained by :func:`imago.nn.fitting.train_steps`,
+both imported when a candidate is trained.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from imago.game.coords import MAX_SIZE
+
+from .replay import ReplayBuffer
+
+LOSSES = ("policy", "value", "ownership")
+# metadata of the parent that describes the parent's own training, not the candidate's
+PARENT_ONLY = ("metrics", "training", "data", "command", "date", "keras_version",
+               "rl_training", "parent")
+
+
+@dataclass
+class RLTrainConfig:
+    """How a candidate is trained. The defaults suit a CPU: 400 steps of 256
+    positions per generation (about 100k samples: five minutes for the
+    shipped 6x64 network, which trains some 350 samples/s on two cores); SGD with momentum 0.9 and a
+    constant rate of 0.01 as in AlphaGo Zero (``adam`` with ``1e-4`` is
+    gentler on a network trained with Adam); loss weights policy 1, value 1,
+    ownership 0.5 (ownership counts only when the network has that head).
+    The L2 penalty is the network's own (on its layers, see its ``l2``)."""
+
+    steps: int = 400
+    batch_size: int = 256
+    optimizer: str = "sgd"
+    learning_rate: float = 0.01
+    momentum: float = 0.9
+    policy_weight: float = 1.0
+    value_weight: float = 1.0
+    ownership_weight: float = 0.5
+    symmetries: bool = True
+    report_every: int = 20
+    seed: int = 0
+
+    def problems(self) -> list[str]:
+        """Readable reasons this configuration cannot train (empty when fine)."""
+        out = []
+        if self.steps < 1:
+            out.append(f"steps must be at least 1, not {self.steps}")
+        if self.batch_size < 1:
+            out.append(f"batch_size must be at least 1, not {self.batch_size}")
+        if self.optimizer not in ("sgd", "adam"):
+            out.append(f"optimizer must be sgd or adam, not {self.optimizer!r}")
+        if not self.learning_rate > 0:
+            out.append(f"learning_rate must be positive, not {self.learning_rate}")
+        for name in ("policy_weight", "value_weight", "ownership_weight"):
+            if not getattr(self, name) >= 0:
+                out.append(f"{name} must not be negative, not {getattr(self, name)}")
+        if self.report_every < 1:
+            out.append(f"report_every must be at least 1, not {self.report_every}")
+        return out
+
+
+def window_summary(buffer: ReplayBuffer, size: int) -> dict[str, Any]:
+    """What the replay window of ``size`` holds: positions, shards, plane
+    sets and generations (read from the shards' small arrays)."""
+    shards = buffer.window_shards(size)
+    positions, plane_sets, generations = 0, set(), set()
+    for path in shards:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                positions += int(z["game"].shape[0])
+                plane_sets.add(str(z["plane_set"]))
+                generations.add(int(z["generation"]))
+        except (OSError, KeyError, ValueError):
+            continue  # removed or unreadable since the scan; sample() skips it too
+    return {"folder": str(buffer.folder), "window": buffer.window, "size": size,
+            "positions": positions, "shards": len(shards),
+            "plane_sets": sorted(plane_sets), "generations": sorted(generations)}
+
+
+def _refusal(net, model_path: Path, buffer: ReplayBuffer, window: dict[str, Any],
+             size: int, batch_size: int) -> Optional[str]:
+    """Why ``net`` cannot be trained on this window, or None."""
+    if size not in net.board_sizes:
+        return (f"{model_path.name} was made for "
+                f"{', '.join(f'{s}x{s}' for s in net.board_sizes)} boards, not the "
+                f"{size}x{size} positions asked for")
+    if not window["positions"]:
+        others = [s for s in range(2, MAX_SIZE + 1) if buffer.positions(s)] \
+            if buffer.positions() else []
+        held = (f" (it holds {', '.join(f'{s}x{s}' for s in others)} positions)"
+                if others else "")
+        return f"the replay buffer {buffer.folder} has no {size}x{size} positions{held}"
+    if window["plane_sets"] != [net.plane_set]:
+        return (f"{model_path.name} takes the {net.plane_set!r} planes, but the "
+                f"{size}x{size} replay window holds {', '.join(map(repr, window['plane_sets']))} "
+                f"planes")
+    if window["positions"] < batch_size:
+        return (f"the {size}x{size} replay window of {buffer.folder} holds "
+                f"{window['positions']} positions, fewer than one batch of {batch_size}: "
+                f"play more games first or lower the batch size")
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def save_atomically(net, output: Path, **metadata: Any) -> Path:
+    """Save ``net`` as ``output`` (``.keras``) and its ``.json`` so that a
+    reader never sees the ``.keras`` without its metadata (see the module
+    docstring); temporary files are removed on failure."""
+    output = Path(output)
+    if output.suffix != ".keras":
+        output = output.with_suffix(".keras")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(f".{output.stem}.tmp-{os.getpid()}.keras")
+    tmp_side = tmp.with_suffix(".json")
+    try:
+        net.save(tmp, **metadata)
+        os.replace(tmp_side, output.with_suffix(".json"))
+        os.replace(tmp, output)
+    finally:
+        for leftover in (tmp, tmp_side, tmp.with_name(tmp.stem + ".tmp.keras"),
+                         tmp_side.with_name(tmp_side.name + ".tmp")):
+            leftover.unlink(missing_ok=True)
+    return output
+
+
+def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
+                    config: Optional[RLTrainConfig] = None, size: int = 9,
+                    progress: Optional[Callable[[int, int, dict[str, float]], Any]] = None,
+                    log: Callable[[str], Any] = print,
+                    metadata: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """Continue the network at ``best_model`` on the ``size`` x ``size``
+    replay window of ``buffer`` for ``config.steps`` minibatches and write
+    the result to ``output`` (``.keras`` + ``.json``, atomically).
+
+    ``progress(step, steps, logs)`` is called every ``config.report_every``
+    steps and after the last, ``logs`` being the mean losses over those
+    steps (``policy``, ``value``, ``ownership``, ``total`` with the L2
+    penalty, and ``top1``). ``metadata`` is added to the candidate's
+    metadata (a generation number, say). Returns the summary: the losses
+    averaged over the last ``report_every`` steps, ``first_losses`` over the
+    first ones, ``samples``, ``seconds``, ``samples_per_second``,
+    ``window`` and ``output``.
+
+    ValueError, with a message that says why, for a bad configuration, a
+    model that is not made for ``size`` or takes other planes than the
+    window's, and a window of fewer positions than one batch.
+    """
+    config = config or RLTrainConfig()
+    problems = config.problems()
+    if problems:
+        raise ValueError("cannot train a candidate: " + "; ".join(problems))
+    best_model, output = Path(best_model), Path(output)
+    if output.suffix != ".keras":
+        output = output.with_suffix(".keras")
+    if output.resolve() == best_model.resolve():
+        raise ValueError(f"the candidate {output} would overwrite the best network it "
+                         f"starts from; give it another name")
+
+    from imago.nn.fitting import set_random_seed, train_steps
+    from imago.nn.networks import NeuralNetwork
+
+    net = NeuralNetwork.load(best_model)
+    window = window_summary(buffer, size)
+    refusal = _refusal(net, best_model, buffer, window, size, config.batch_size)
+    if refusal:
+        raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
+
+    set_random_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    net.compile(config.optimizer, config.learning_rate, config.momentum,
+                {"policy": config.policy_weight, "value": config.value_weight,
+                 "ownership": config.ownership_weight}, policy_target="distribution")
+
+    def next_batch(step: int):
+        b = buffer.sample(config.batch_size, rng, size=size, symmetries=config.symmetries)
+        if b["planes"].shape[-1] != net.planes:
+            raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
+                             f"planes, {best_model.name} takes {net.planes}")
+        return b["planes"], net.distribution_targets(b["policy"], b["policy_weight"],
+                                                     b["value"], b["ownership"])
+
+    def report(step: int, logs: dict[str, float]) -> None:
+        if progress is not None:
+            progress(step, config.steps, _losses(logs))
+
+    log(f"training a candidate from {best_model.name}: {config.steps} steps of "
+        f"{config.batch_size} on {window['positions']} {size}x{size} positions "
+        f"({window['shards']} shards, generations "
+        f"{_span(window['generations'])}), {config.optimizer} at {config.learning_rate:g}")
+    start = time.perf_counter()
+    history = train_steps(net, next_batch, config.steps, every=config.report_every,
+                          on_report=report)
+    seconds = time.perf_counter() - start
+    samples = config.steps * config.batch_size
+    tail = min(config.report_every, len(history))
+    summary: dict[str, Any] = {
+        "losses": _losses(_mean(history[-tail:])),
+        "first_losses": _losses(_mean(history[:tail])),
+        "steps": config.steps, "batch_size": config.batch_size, "samples": samples,
+        "seconds": round(seconds, 2),
+        "samples_per_second": round(samples / max(seconds, 1e-9), 1),
+        "window": window,
+    }
+    parent_meta = net.metadata
+    net.metadata = {k: v for k, v in parent_meta.items() if k not in PARENT_ONLY}
+    record = {
+        "parent": {"path": str(best_model), "name": best_model.name,
+                   "sha256": _sha256(best_model), "date": parent_meta.get("date"),
+                   "parent": (parent_meta.get("parent") or {}).get("name")},
+        "rl_training": {**{k: v for k, v in summary.items() if k != "window"},
+                        "total_steps": config.steps + int(
+                            (parent_meta.get("rl_training") or {}).get("total_steps", 0)),
+                        "replay": window, "config": asdict(config), "l2": net.l2,
+                        "finished": _dt.datetime.now(_dt.timezone.utc)
+                        .isoformat(timespec="seconds")},
+    }
+    record.update(metadata or {})
+    summary["output"] = str(save_atomically(net, output, **record))
+    loss = summary["losses"]
+    log(f"candidate {output.name}: policy {loss['policy']:.3f}, value "
+        f"{loss.get('value', float('nan')):.3f}, ownership "
+        f"{loss.get('ownership', float('nan')):.3f}, total {loss['total']:.3f} "
+        f"({summary['samples_per_second']:.0f} samples/s)")
+    return summary
+
+
+def _mean(history: list[dict[str, float]]) -> dict[str, float]:
+    return {k: float(np.mean([h[k] for h in history])) for k in history[0]} if history else {}
+
+
+def _losses(logs: dict[str, float]) -> dict[str, float]:
+    """Keras's log names as the summary's: ``policy_loss`` -> ``policy``,
+    ``loss`` -> ``total``, ``policy_top1`` -> ``top1``."""
+    out = {head: logs[f"{head}_loss"] for head in LOSSES if f"{head}_loss" in logs}
+    if "policy" not in out and "loss" in logs:
+        out["policy"] = logs["loss"]  # a one-head network logs only the total
+    if "loss" in logs:
+        out["total"] = logs["loss"]
+    if "policy_top1" in logs or "top1" in logs:
+        out["top1"] = logs.get("policy_top1", logs.get("top1"))
+    return out
+
+
+def _span(generations: list[int]) -> str:
+    if not generations:
+        return "none"
+    return str(generations[0]) if len(generations) == 1 else f"{generations[0]}-{generations[-1]}"
+
+
+__all__ = ["RLTrainConfig", "train_candidate", "save_atomically", "window_summary"]

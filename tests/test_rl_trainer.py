@@ -1,0 +1,206 @@
+"""The trainer stage of the self-play loop: a tiny residual network continued
+on a replay window of random legal games, the candidate written atomically
+with its metadata, the policy learnt from visit distributions (weight-0
+positions ignored), and readable refusals."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tensorflow")
+
+from imago.game import BLACK, WHITE, GameState  # noqa: E402
+from imago.game.coords import point_to_move  # noqa: E402
+from imago.nn.features import encode  # noqa: E402
+from imago.training.replay import GameRecord, ReplayBuffer  # noqa: E402
+from imago.training.rl_trainer import RLTrainConfig, train_candidate  # noqa: E402
+
+PLANES = "extended"
+FIXED_MOVE = 40  # the centre point of 9x9: the one target of the learnability buffer
+
+
+def random_game(seed: int, size: int = 9, moves: int = 30, fixed: bool = False,
+                plane_set: str = PLANES) -> GameRecord:
+    """A game of random legal moves with its real encoded planes; the policy
+    target is a random distribution over the legal moves (or all on
+    ``FIXED_MOVE`` with ``fixed``), every fifth position a fast search."""
+    rng = np.random.default_rng(seed)
+    game = GameState(size, 7.5)
+    area = size * size
+    planes, to_move, played, policy = [], [], [], []
+    for _ in range(moves):
+        board, color = game.board, game.to_move
+        legal = [p for p in board.empties if board.illegal_reason(p, color) is None]
+        planes.append(encode(game.current, plane_set, dtype=np.uint8))
+        to_move.append(color)
+        target = np.zeros(area + 1, np.float32)
+        if fixed:
+            target[FIXED_MOVE] = 1.0
+        else:
+            index = [point_to_move(p, size) for p in legal] + [area]
+            target[index] = rng.dirichlet(np.ones(len(index)))
+        policy.append(target)
+        point = legal[rng.integers(len(legal))] if legal else None
+        played.append(area if point is None else point_to_move(point, size))
+        game.play(color, point)
+    full = np.arange(moves) % 5 != 4
+    policy = np.array(policy)
+    policy[~full] = 0.0
+    winner = BLACK if seed % 2 else WHITE
+    return GameRecord(size=size, komi=7.5, planes=np.array(planes), to_move=np.array(to_move, np.int8),
+                      moves=np.array(played, np.int16), policy=policy, full=full,
+                      searched=rng.uniform(-1, 1, moves).astype(np.float32), winner=winner,
+                      score=4.5 if winner == BLACK else -4.5,
+                      ownership=rng.integers(-1, 2, area).astype(np.int8),
+                      plane_set=plane_set, name=f"random-{seed}")
+
+
+@pytest.fixture(scope="module")
+def best(tmp_path_factory):
+    from imago.nn.networks import create_network
+
+    net = create_network("residual", 9, PLANES, blocks=1, filters=8)
+    return net.save(tmp_path_factory.mktemp("models") / "best.keras")
+
+
+@pytest.fixture(scope="module")
+def buffer(tmp_path_factory):
+    buf = ReplayBuffer(tmp_path_factory.mktemp("replay"), window=1000)
+    buf.add([random_game(seed) for seed in range(4)], generation=0)
+    buf.add([random_game(seed) for seed in range(4, 6)], generation=1)
+    return buf
+
+
+def test_weighted_loss_ignores_weight_zero_samples():
+    from keras import ops
+
+    from imago.nn.networks import policy_distribution_targets, weighted_policy_crossentropy
+
+    target = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)
+    pred = np.array([[0.25, 0.5, 0.25], [0.9, 0.05, 0.05], [0.5, 0.25, 0.25]], np.float32)
+    weighted = policy_distribution_targets(target, [1.0, 0.0, 1.0])
+    loss = ops.convert_to_numpy(weighted_policy_crossentropy(weighted, pred))
+    expected = [-(0.5 * np.log(0.25) + 0.5 * np.log(0.5)), 0.0, -np.log(0.5)]
+    assert np.allclose(loss, expected, atol=1e-5)
+    # the weight-0 sample's prediction changes nothing
+    other = pred.copy()
+    other[1] = [0.05, 0.05, 0.9]
+    assert np.allclose(ops.convert_to_numpy(weighted_policy_crossentropy(weighted, other)), loss)
+
+
+def test_train_candidate_writes_a_loadable_candidate(tmp_path, best, buffer):
+    from imago.nn.networks import NeuralNetwork
+
+    reports, lines = [], []
+    output = tmp_path / "cand" / "gen-0001.keras"
+    summary = train_candidate(best, buffer, output, RLTrainConfig(steps=30, batch_size=32),
+                              progress=lambda *a: reports.append(a), log=lines.append,
+                              metadata={"generation": 1})
+    assert output.is_file() and output.with_suffix(".json").is_file()
+    assert sorted(p.name for p in output.parent.iterdir()) == ["gen-0001.json", "gen-0001.keras"]
+    assert [(step, steps) for step, steps, _ in reports] == [(20, 30), (30, 30)]
+    assert set(reports[-1][2]) >= {"policy", "value", "ownership", "total", "top1"}
+    for key in ("policy", "value", "ownership", "total"):
+        assert np.isfinite(summary["losses"][key])
+    assert summary["samples"] == 30 * 32 and summary["samples_per_second"] > 0
+    assert summary["window"]["positions"] == 6 * 30
+    assert summary["window"]["generations"] == [0, 1]
+    assert "training a candidate from best.keras" in lines[0]
+
+    meta = json.loads(output.with_suffix(".json").read_text())
+    assert meta["parent"]["name"] == "best.keras" and meta["parent"]["path"] == str(best)
+    rl = meta["rl_training"]
+    assert rl["steps"] == 30 and rl["total_steps"] == 30 and rl["samples"] == 960
+    assert rl["config"]["batch_size"] == 32 and rl["replay"]["positions"] == 180
+    assert set(rl["losses"]) >= {"policy", "value", "ownership", "total"}
+    assert meta["generation"] == 1 and "date" in meta and meta["plane_set"] == PLANES
+
+    cand = NeuralNetwork.load(output, board_size=9)
+    parent = NeuralNetwork.load(best)
+    x = buffer.sample(4, np.random.default_rng(0))["planes"]
+    assert cand.evaluate(x)["policy"].shape == (4, 82)
+    assert not np.allclose(cand.evaluate(x)["policy"], parent.evaluate(x)["policy"])
+    assert getattr(cand.model, "optimizer", None) is None  # saved without optimizer state
+
+
+def test_candidate_of_a_candidate(tmp_path, best, buffer):
+    first = train_candidate(best, buffer, tmp_path / "a.keras",
+                            RLTrainConfig(steps=2, batch_size=32), log=lambda _: None)
+    train_candidate(first["output"], buffer, tmp_path / "b.keras",
+                    RLTrainConfig(steps=3, batch_size=32, optimizer="adam",
+                                  learning_rate=1e-3), log=lambda _: None)
+    meta = json.loads((tmp_path / "b.json").read_text())
+    assert meta["parent"]["name"] == "a.keras" and meta["parent"]["parent"] == "best.keras"
+    assert meta["rl_training"]["total_steps"] == 5
+    assert meta["rl_training"]["config"]["optimizer"] == "adam"
+
+
+def test_distribution_training_checkpoint_loads_compiled(tmp_path):
+    """The loss and the top1 metric are registered: a checkpoint saved with
+    its optimizer after distribution training loads compiled."""
+    from imago.nn.fitting import train_steps
+    from imago.nn.networks import NeuralNetwork, create_network
+
+    net = create_network("dense", 9, "basic", units=8)
+    net.compile(policy_target="distribution")
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, (8, 9, 9, 2)).astype(np.float32)
+    policy = rng.dirichlet(np.ones(82), 8).astype(np.float32)
+    y = net.distribution_targets(policy, np.ones(8))
+    assert set(y) == {"policy"} and y["policy"].shape == (8, 83)
+    history = train_steps(net, lambda step: (x, y), 2)
+    assert len(history) == 2 and "loss" in history[0]
+    ckpt = NeuralNetwork.load(net.save(tmp_path / "ckpt.keras", include_optimizer=True),
+                              compile=True)
+    assert int(ckpt.model.optimizer.iterations) == 2
+    logs = ckpt.model.train_on_batch(x, y, return_dict=True)
+    assert np.isfinite(float(logs["loss"]))
+
+
+def test_policy_learns_a_fixed_move(tmp_path, best):
+    buf = ReplayBuffer(tmp_path / "fixed", window=1000)
+    buf.add([random_game(seed, fixed=True) for seed in range(4)], generation=0)
+    summary = train_candidate(best, buf, tmp_path / "fixed.keras",
+                              RLTrainConfig(steps=60, batch_size=32, report_every=10),
+                              log=lambda _: None)
+    first, last = summary["first_losses"], summary["losses"]
+    assert last["policy"] < 0.5 * first["policy"], (first, last)
+    assert last["top1"] > max(first["top1"], 0.5), (first, last)
+
+
+def test_refusals_are_readable(tmp_path, best, buffer):
+    small = ReplayBuffer(tmp_path / "small", window=10)
+    small.add([random_game(7, moves=20)], generation=0)
+    with pytest.raises(ValueError, match=r"holds 20 positions, fewer than one batch of 32"):
+        train_candidate(best, small, tmp_path / "c.keras", RLTrainConfig(batch_size=32))
+
+    history = ReplayBuffer(tmp_path / "history")
+    history.add([random_game(s, plane_set="history") for s in range(2)], generation=0)
+    with pytest.raises(ValueError, match=r"takes the 'extended' planes.*'history'"):
+        train_candidate(best, history, tmp_path / "c.keras", RLTrainConfig(batch_size=8))
+
+    with pytest.raises(ValueError, match=r"made for 9x9 boards, not the 7x7"):
+        train_candidate(best, buffer, tmp_path / "c.keras", size=7)
+
+    with pytest.raises(ValueError, match=r"would overwrite the best network"):
+        train_candidate(best, buffer, best)
+    with pytest.raises(ValueError, match=r"steps must be at least 1"):
+        train_candidate(best, buffer, tmp_path / "c.keras", RLTrainConfig(steps=0))
+    assert not list(tmp_path.glob("*.keras")) and not list(tmp_path.glob(".*"))
+
+
+def test_no_temporary_files_left_when_saving_fails(tmp_path, best, buffer, monkeypatch):
+    from imago.nn.networks import NeuralNetwork
+
+    def broken_save(self, path, **metadata):
+        path.with_name(path.stem + ".tmp.keras").write_bytes(b"partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(NeuralNetwork, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        train_candidate(best, buffer, tmp_path / "d.keras",
+                        RLTrainConfig(steps=1, batch_size=32), log=lambda _: None)
+    assert list(tmp_path.iterdir()) == []
