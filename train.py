@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Train an imago network on SGF game records.
+"""Train an imago network on SGF game records, or learn from self-play.
+
+    python train.py FILES...            supervised training on records
+    python train.py selfplay ...        self-play games only (--help for the options)
+    python train.py rl --dir RUN ...    the AlphaGo Zero loop (--help for the options)
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -29,7 +33,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
         prog="train.py", formatter_class=HelpFormatter,
         description="Train an imago network on SGF game records (files, folders or globs).\n"
                     "Bad files are named and skipped; a checkpoint is kept after every epoch\n"
-                    "(--resume goes on from it).",
+                    "(--resume goes on from it). Self-play: `train.py selfplay --help` and\n"
+                    "`train.py rl --help` (the AlphaGo Zero loop).",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -105,7 +110,15 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
     return p, p.parse_args(argv)
 
 
+SUBCOMMANDS = {"selfplay": "selfplay_main", "rl": "rl_main"}
+"""First words that name a subcommand (a records folder called so: ./rl)."""
+
+
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in SUBCOMMANDS:
+        from imago.training import rl_cli
+
+        return getattr(rl_cli, SUBCOMMANDS[argv[0]])(argv[1:])
     parser, args = parse_args(argv)
     config = TrainConfig(**vars(args))
     try:

@@ -20,7 +20,7 @@ def settings(**changes) -> ArenaSettings:
 def test_colours_alternate_and_each_network_batches_its_own_games():
     first, second = FakeEvaluator(seed=1), FakeEvaluator(seed=2)
     seen = []
-    games = list(play_arena([first, second], ["a", "b"], 6, settings(), first=3, seed=1,
+    games = list(play_arena([first, second], ["a", "b"], range(3, 9), settings(), seed=1,
                             on_game=seen.append))
     assert sorted(g.number for g in games) == [3, 4, 5, 6, 7, 8] and seen == games
     for game in games:
@@ -36,6 +36,6 @@ def test_the_side_that_sees_itself_lost_resigns():
     """Both networks value every position -0.97 for Black: Black resigns,
     whichever network plays it."""
     games = list(play_arena([FakeEvaluator(-0.97), FakeEvaluator(-0.97, seed=3)], ["a", "b"],
-                            4, settings(resign_value=-0.9)))
+                            range(4), settings(resign_value=-0.9)))
     assert all(g.result == "W+R" and g.winner == WHITE for g in games)
     assert sorted(g.winner_name for g in games) == ["a", "a", "b", "b"]

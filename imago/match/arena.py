@@ -64,22 +64,21 @@ class _Game:
     job: Optional[SearchJob] = None
 
 
-def play_arena(evaluators: Sequence, names: Sequence[str], games: int,
-               settings: ArenaSettings, first: int = 0, seed: Optional[int] = None,
+def play_arena(evaluators: Sequence, names: Sequence[str], numbers: Sequence[int],
+               settings: ArenaSettings, seed: Optional[int] = None,
                on_game: Optional[Callable[[ArenaGame], None]] = None) -> Iterator[ArenaGame]:
-    """Play games ``first`` to ``first + games - 1`` between two networks
-    (``evaluators[0]`` named ``names[0]`` takes Black in even games);
-    yields each game as it ends."""
+    """Play the games ``numbers`` between two networks (``evaluators[0]``,
+    named ``names[0]``, takes Black in even-numbered games, so a match cut
+    short goes on with the numbers it misses); yields each game as it ends."""
     rng = np.random.default_rng(seed)
     max_moves = settings.max_moves or 2 * settings.size ** 2
     pools = [SearchPool(e, max_leaves=settings.parallel * settings.search_batch)
              for e in evaluators]
     playing: dict[int, _Game] = {}
-    number = first
-    while playing or number < first + games:
-        while len(playing) < settings.parallel and number < first + games:
-            game = _new_game(number, evaluators, settings, rng)
-            number += 1
+    waiting = list(numbers)
+    while playing or waiting:
+        while len(playing) < settings.parallel and waiting:
+            game = _new_game(waiting.pop(0), evaluators, settings, rng)
             _search(game, pools, settings)
             playing[id(game.job)] = game
         finished = [job for pool in pools for job in pool.step()]

@@ -1,0 +1,423 @@
+"""The AlphaGo Zero loop: self-play, training, gating, rating, over and over.
+
+A run lives in one folder (``RUN``)::
+
+    RUN/run.json              the run's settings (written once, options may change them)
+    RUN/state.json            where the loop stands: iteration, stage, best network, ...
+    RUN/models/gen-GGGG.keras the promoted networks (gen-0000: the starting one)
+    RUN/replay/               self-play positions, compressed shards
+    RUN/sgf/gen-IIII/         the self-play games of iteration IIII, for people
+    RUN/candidates/           the network trained at each iteration
+    RUN/matches/              gate games (one JSON line each), anchor matches
+    RUN/ratings.jsonl         every match result; RUN/elo.txt, RUN/elo.png the ratings
+    RUN/tensorboard/          scalars per iteration (when TensorBoard is installed)
+
+Each iteration runs four stages, and ``state.json`` is rewritten atomically
+after each, so ``python train.py rl --dir RUN`` after any stop (``kill -9``
+included) goes on where the loop was:
+
+1. **self-play**: the best network plays ``games`` games
+   (:func:`~imago.training.selfplay_run.run_selfplay`: the shards count the
+   games already played); the share of false resignations in the games that
+   could not resign moves the resignation threshold;
+2. **train**: a candidate continues the best network on the replay window
+   (:func:`~imago.training.rl_trainer.train_candidate`, written atomically);
+3. **gate**: candidate against best, ``gate_games`` games at equal visits
+   (:mod:`imago.match.arena`, each game a line of ``matches/``, so a stopped
+   gate plays only the games it misses); promoted at ``threshold``;
+4. **rate**: a promoted network plays the fixed anchors (GNU Go level 10,
+   KataGo at 1 visit) through the match tool, and the Elo table and curve
+   are refitted from every result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from imago.match.arena import ArenaSettings, play_arena
+
+from .rating import MatchResult, RatingLog, elo_history, elo_table, fit_elo, gate
+from .replay import ReplayBuffer
+from .rl_trainer import RLTrainConfig, train_candidate
+from .search_play import SelfPlaySettings
+from .selfplay_run import run_selfplay
+
+Log = Callable[[str], Any]
+STAGES = ("selfplay", "train", "gate", "rate")
+FALSE_RESIGN_TARGET = 0.05
+"""The share of false resignations the threshold is moved towards."""
+
+
+@dataclass
+class RLConfig:
+    """The settings of a run (``run.json``)."""
+
+    size: int = 9
+    komi: float = 7.5
+    games: int = 200
+    visits: int = 100
+    cheap_visits: int = 25
+    full_share: float = 0.25
+    parallel: int = 32
+    workers: int = 1
+    window: int = 100_000
+    train_steps: int = 400
+    batch_size: int = 256
+    optimizer: str = "sgd"
+    learning_rate: float = 0.01
+    gate_games: int = 100
+    threshold: float = 0.55
+    rate_games: int = 10
+    anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
+    resign_value: float = -0.9
+    no_resign_share: float = 0.1
+    seed: int = 1
+
+    def problems(self) -> list[str]:
+        out = []
+        for name in ("games", "visits", "cheap_visits", "parallel", "workers", "window",
+                     "train_steps", "batch_size", "gate_games"):
+            if getattr(self, name) < 1:
+                out.append(f"--{name.replace('_', '-')} must be at least 1, "
+                           f"not {getattr(self, name)}")
+        if not 0.5 <= self.threshold <= 1.0:
+            out.append(f"--threshold must be from 0.5 to 1, not {self.threshold}")
+        if self.rate_games < 0:
+            out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
+        unknown = [a for a in self.anchors if a not in ANCHORS]
+        if unknown:
+            out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
+        out += self.selfplay_settings(self.resign_value).problems()
+        out += self.train_config().problems()
+        return out
+
+    def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
+        return SelfPlaySettings(size=self.size, komi=self.komi, visits=self.visits,
+                                cheap_visits=self.cheap_visits, full_share=self.full_share,
+                                parallel=self.parallel, resign_value=resign_value,
+                                no_resign_share=self.no_resign_share)
+
+    def train_config(self) -> RLTrainConfig:
+        return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
+                             optimizer=self.optimizer, learning_rate=self.learning_rate,
+                             seed=self.seed)
+
+
+ANCHORS = {
+    "gnugo": ("gnugo-10", "{gnugo} --mode gtp --level 10 --chinese-rules"),
+    "katago": ("katago-gtp-1", "{katago} 1"),
+}
+"""The fixed opponents a promoted network is rated against: name, command."""
+ANCHOR_ELO = {"gnugo-10": 0.0}
+"""GNU Go level 10 is the zero of the Elo scale."""
+
+
+class RunFolder:
+    """The paths of a run and its state file."""
+
+    def __init__(self, folder: str | os.PathLike):
+        self.root = Path(folder)
+
+    def model(self, generation: int) -> Path:
+        return self.root / "models" / f"gen-{generation:04d}.keras"
+
+    def candidate(self, iteration: int) -> Path:
+        return self.root / "candidates" / f"cand-{iteration:04d}.keras"
+
+    def gate_log(self, iteration: int) -> Path:
+        return self.root / "matches" / f"gate-{iteration:04d}.jsonl"
+
+    def read(self, name: str) -> Optional[dict]:
+        path = self.root / name
+        if not path.exists():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def write(self, name: str, data: dict) -> None:
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+
+def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLConfig,
+              overrides: Optional[dict] = None, log: Log = print
+              ) -> tuple[RunFolder, RLConfig, dict]:
+    """Open the run at ``folder``: a new one from ``model`` with ``config``,
+    or the existing one with its own settings, ``overrides`` (the options
+    given on this command line) changed. Returns the folder, the settings
+    and the state."""
+    run = RunFolder(folder)
+    saved = run.read("run.json")
+    if saved is None:
+        _copy_model(Path(model), run.model(0))
+        run.write("run.json", asdict(config))
+        state = {"iteration": 0, "stage": "selfplay", "best_generation": 0,
+                 "resign_value": config.resign_value, "history": [], "rated": []}
+        run.write("state.json", state)
+        log(f"rl: new run in {run.root} from {model}")
+        return run, config, state
+    known = {f.name for f in fields(RLConfig)}
+    stored = {k: v for k, v in saved.items() if k in known}
+    changed = {k: v for k, v in (overrides or {}).items() if stored.get(k) != v}
+    if changed:
+        stored.update(changed)
+        run.write("run.json", stored)
+        log("rl: settings changed by this command: "
+            + ", ".join(f"{k} {saved.get(k)} -> {v}" for k, v in changed.items()))
+    state = run.read("state.json") or {}
+    log(f"rl: resuming {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
+        f"best gen-{state['best_generation']:04d}")
+    return run, RLConfig(**stored), state
+
+
+def _copy_model(source: Path, target: Path) -> None:
+    """Copy a model and its metadata, metadata first, each by an atomic rename."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".json", ".keras"):
+        tmp = target.with_name(f".{target.stem}{suffix}.tmp")
+        shutil.copyfile(source.with_suffix(suffix), tmp)
+        os.replace(tmp, target.with_suffix(suffix))
+
+
+def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional[int] = None,
+             ray: Optional[str] = None, log: Log = print, progress: bool = True) -> dict:
+    """Run the loop until ``iterations`` more iterations are done (None:
+    until interrupted); returns the state."""
+    finished = 0
+    while iterations is None or finished < iterations:
+        stage = state["stage"]
+        started = time.perf_counter()
+        if stage == "selfplay":
+            if state["best_generation"] not in state.setdefault("rated", []):
+                _rate(run, config, state, state["best_generation"], log)
+                run.write("state.json", state)
+            _selfplay(run, config, state, ray, log, progress)
+            state["stage"] = "train"
+        elif stage == "train":
+            _train(run, config, state, log)
+            state["stage"] = "gate"
+        elif stage == "gate":
+            promoted = _gate(run, config, state, log)
+            state["stage"] = "rate" if promoted else "next"
+        elif stage == "rate":
+            _rate(run, config, state, state["best_generation"], log)
+            state["stage"] = "next"
+        if state["stage"] == "next":
+            _report(run, state, log)
+            state["iteration"] += 1
+            state["stage"] = "selfplay"
+            finished += 1
+        state.setdefault("seconds", {}).setdefault(stage, 0.0)
+        state["seconds"][stage] += time.perf_counter() - started
+        run.write("state.json", state)
+    return state
+
+
+def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str], log: Log,
+              progress: bool) -> None:
+    iteration = state["iteration"]
+    best = run.model(state["best_generation"])
+    log(f"rl: iteration {iteration}: self-play, {config.games} games with "
+        f"gen-{state['best_generation']:04d} (resign below {state['resign_value']:.2f})")
+    summary = run_selfplay(best, config.selfplay_settings(state["resign_value"]), config.games,
+                           run.root, workers=config.workers, ray=ray, generation=iteration,
+                           seed=config.seed * 100_003 + iteration, progress=progress, log=log)
+    if summary.games:
+        log(f"rl: self-play: {summary.line()}")
+    rate = summary.false_resignation_rate
+    if rate is not None and summary.checked >= 10:
+        old = state["resign_value"]
+        step = -0.02 if rate > FALSE_RESIGN_TARGET else 0.01
+        state["resign_value"] = min(-0.5, max(-0.99, old + step))
+        log(f"rl: false resignations {rate:.0%} of {summary.checked} checked games: "
+            f"threshold {old:.2f} -> {state['resign_value']:.2f}")
+    state["last_selfplay"] = {"games": summary.games, "games_per_hour": summary.games_per_hour,
+                              "mean_batch": summary.mean_batch,
+                              "false_resignation_rate": rate}
+
+
+def _train(run: RunFolder, config: RLConfig, state: dict, log: Log) -> None:
+    iteration = state["iteration"]
+    candidate = run.candidate(iteration + 1)
+    if candidate.exists():
+        return
+    buffer = ReplayBuffer(run.root / "replay", window=config.window)
+    log(f"rl: training cand-{iteration + 1:04d} on the newest {config.window} positions "
+        f"({buffer.positions(config.size)} stored)")
+    summary = train_candidate(run.model(state["best_generation"]), buffer, candidate,
+                              config.train_config(), size=config.size, log=log)
+    state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
+
+
+def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log) -> bool:
+    """The gate match; promotes the candidate and returns True when it won."""
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.sgf import save
+
+    iteration = state["iteration"]
+    best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
+    games_log = run.gate_log(iteration + 1)
+    done = _read_lines(games_log)
+    missing = [n for n in range(config.gate_games) if n not in {g["number"] for g in done}]
+    if missing:
+        log(f"rl: gate: {cand_name} against {best_name}, {len(missing)} of "
+            f"{config.gate_games} games to play at {config.visits} visits")
+        evaluators = [NetworkEvaluator(str(run.candidate(iteration + 1))),
+                      NetworkEvaluator(str(run.model(state["best_generation"])))]
+        settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
+                                 parallel=config.parallel)
+        sgf = run.root / "matches" / f"gate-{iteration + 1:04d}"
+        sgf.mkdir(parents=True, exist_ok=True)
+        for game in play_arena(evaluators, [cand_name, best_name], missing, settings,
+                               seed=config.seed + iteration):
+            save(sgf / f"game-{game.number:03d}.sgf", game.state)
+            _append_line(games_log, {"number": game.number, "black": game.black,
+                                     "white": game.white, "result": game.result,
+                                     "winner": game.winner_name})
+        done = _read_lines(games_log)
+    wins = sum(g["winner"] == cand_name for g in done)
+    draws = sum(g["winner"] is None for g in done)
+    decision = gate(wins, len(done) - wins - draws, draws, config.threshold)
+    log(f"rl: gate {cand_name} vs {best_name}: {decision}")
+    ratings = RatingLog(run.root)
+    if not any(r.player == cand_name and r.opponent == best_name for r in ratings.results()):
+        ratings.append(MatchResult(cand_name, best_name, wins, len(done) - wins - draws, draws))
+    state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
+                             "wins": wins, "games": len(done), "score": decision.score,
+                             "promoted": decision.promoted})
+    if decision.promoted:
+        generation = state["best_generation"] + 1
+        _copy_model(run.candidate(iteration + 1), run.model(generation))
+        state["best_generation"] = generation
+        state.setdefault("aliases", {})[cand_name] = f"gen-{generation:04d}"
+    return decision.promoted
+
+
+def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
+    """Matches of network ``generation`` against the anchors (match tool)."""
+    if config.rate_games < 1:
+        return
+    from imago.match.tool import Match, MatchSettings, Referee, find_gnugo
+
+    name = f"gen-{generation:04d}"
+    ratings = RatingLog(run.root)
+    played = {(r.player, r.opponent) for r in ratings.results()}
+    engines = {"gnugo": find_gnugo(), "katago": _katago()}
+    player = (f"{_python()} -m imago gtp -o model={run.model(generation).resolve()} "
+              f"--visits {config.visits} --no-resign")
+    for anchor in config.anchors:
+        label, command = ANCHORS[anchor]
+        if (name, label) in played:
+            continue
+        if engines[anchor] is None:
+            log(f"rl: rating: {anchor} is not installed here; {name} is not rated against it")
+            continue
+        settings = MatchSettings(commands=(player, command.format(**engines)),
+                                 names=(name, label), games=config.rate_games,
+                                 size=config.size, komi=config.komi,
+                                 sgf_dir=str(run.root / "matches" / f"{name}-{label}"))
+        Path(settings.sgf_dir).mkdir(parents=True, exist_ok=True)
+        match = Match(settings, Referee())
+        log(f"rl: rating {name} against {label}, {config.rate_games} games")
+        match.play(out=lambda line: None)
+        mine, theirs = match.stats
+        ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
+        log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
+    state.setdefault("rated", []).append(generation)
+
+
+def _report(run: RunFolder, state: dict, log: Log) -> None:
+    """Refit the ratings from every result; the table, the curve, TensorBoard."""
+    results = RatingLog(run.root).results()
+    if not results:
+        return
+    ratings = fit_elo(results, ANCHOR_ELO)
+    table = elo_table(ratings)
+    (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
+    log("rl: ratings\n" + table)
+    generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
+    curve = elo_history(ratings, [(g, f"gen-{g:04d}") for g in generations])
+    _plot(run, {"imago": curve}, log)
+    _scalars(run, state, ratings, log)
+
+
+def _plot(run: RunFolder, curves: dict, log: Log) -> None:
+    from imago.plotting import elo_curve_png, matplotlib_problem
+
+    problem = matplotlib_problem()
+    if problem is not None:
+        log(f"rl: no Elo curve: {problem}")
+        return
+    png = elo_curve_png(curves, ANCHOR_ELO, "imago self-play: Elo by generation")
+    tmp = run.root / ".elo.png.tmp"
+    tmp.write_bytes(png)
+    os.replace(tmp, run.root / "elo.png")
+
+
+def _scalars(run: RunFolder, state: dict, ratings: dict, log: Log) -> None:
+    from imago.nn.summaries import ScalarWriter
+
+    writer = ScalarWriter(run.root / "tensorboard")
+    if writer.problem:
+        return
+    step = state["iteration"]
+    best = f"gen-{state['best_generation']:04d}"
+    if best in ratings:
+        writer.scalar("elo/best", ratings[best].elo, step)
+    for key, value in (state.get("last_selfplay") or {}).items():
+        if isinstance(value, (int, float)):
+            writer.scalar(f"selfplay/{key}", value, step)
+    for key, value in (state.get("last_train") or {}).items():
+        writer.scalar(f"train/{key}", value, step)
+    if state["history"]:
+        writer.scalar("gate/score", state["history"][-1]["score"], step)
+    writer.close()
+
+
+def _read_lines(path: Path) -> list[dict]:
+    """The JSON lines of ``path`` (a torn last line, left by a kill, is dropped)."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def _append_line(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data) + "\n"
+    if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
+        text = "\n" + text
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def _katago() -> Optional[str]:
+    path = Path(__file__).resolve().parents[3] / "shared" / "engines" / "katago" / "katago-gtp"
+    return str(path) if path.exists() else None
+
+
+__all__ = ["RLConfig", "RunFolder", "start_run", "run_loop", "STAGES", "ANCHORS"]

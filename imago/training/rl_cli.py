@@ -1,0 +1,211 @@
+"""The command lines ``train.py selfplay`` and ``train.py rl``: argument
+parsing only; the work is in :mod:`.selfplay_run` and :mod:`.rl`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from dataclasses import fields
+from typing import Optional
+
+from .options import HelpFormatter
+from .rl import ANCHORS, RLConfig
+from .search_play import SelfPlaySettings
+
+RL_DEFAULTS = RLConfig()
+PLAY_DEFAULTS = SelfPlaySettings()
+
+CLUSTER = ("Ray cluster: `ray start --head` on one machine, `ray start --address=HEAD:6379` on "
+           "the others, then this command with --ray HEAD:6379 (needs pip install "
+           "'imago[ray]').")
+
+
+def _play_options(p: argparse.ArgumentParser, defaults) -> None:
+    p.add_argument("--size", type=int, default=defaults.size, metavar="N", help="board size")
+    p.add_argument("--komi", type=float, default=defaults.komi, help="komi for White")
+    p.add_argument("--visits", type=int, default=defaults.visits, metavar="V",
+                   help="visits of a full search (policy targets)")
+    p.add_argument("--cheap-visits", type=int, default=defaults.cheap_visits, metavar="V",
+                   help="visits of a cheap search (playout-cap randomisation)")
+    p.add_argument("--full-share", type=float, default=defaults.full_share, metavar="P",
+                   help="share of moves searched fully (1: every move)")
+    p.add_argument("--parallel", type=int, default=defaults.parallel, metavar="N",
+                   help="games each worker plays at once (sharing network calls)")
+    p.add_argument("--workers", type=int, default=1, metavar="K",
+                   help="worker processes (with --ray: Ray actors; default there: one per "
+                        "CPU of the cluster)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run the workers as Ray actors on this cluster (HEAD:6379, or 'auto')")
+    p.add_argument("--seed", type=int, default=1, metavar="N", help="random seed")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
+
+
+def selfplay_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="train.py selfplay", formatter_class=HelpFormatter,
+        description="Play self-play games with the tree search and store them as replay\n"
+                    "shards (OUT/replay) and SGF files (OUT/sgf). Running the same command\n"
+                    "again plays only the games still missing.",
+        epilog=CLUSTER)
+    p.add_argument("--model", metavar="FILE",
+                   help="network (default: the shipped residual network)")
+    p.add_argument("--games", type=int, required=True, metavar="N",
+                   help="games the folder should hold for this generation")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--generation", type=int, default=0, metavar="G",
+                   help="generation number the games are stored under")
+    p.add_argument("--resign-value", type=float, default=PLAY_DEFAULTS.resign_value,
+                   metavar="V", help="resign below this searched value (-1: never)")
+    p.add_argument("--no-resign-share", type=float, default=PLAY_DEFAULTS.no_resign_share,
+                   metavar="P", help="share of games that never resign (they check the "
+                                     "threshold)")
+    _play_options(p, PLAY_DEFAULTS)
+    return p
+
+
+def rl_parser() -> argparse.ArgumentParser:
+    d = RL_DEFAULTS
+    p = argparse.ArgumentParser(
+        prog="train.py rl", formatter_class=HelpFormatter,
+        description="The AlphaGo Zero loop in folder --dir: self-play with the best network,\n"
+                    "train a candidate on the replay window, gate it against the best,\n"
+                    "rate promoted networks against GNU Go and KataGo. Starts a run, or\n"
+                    "goes on with the one in --dir where it stopped (kill -9 included).",
+        epilog=CLUSTER)
+    p.add_argument("--dir", required=True, metavar="RUN", help="the run's folder")
+    p.add_argument("--model", metavar="FILE",
+                   help="starting network of a new run (default: the shipped residual "
+                        "network)")
+    p.add_argument("--iterations", type=int, metavar="N",
+                   help="stop after N iterations (default: run until interrupted)")
+    p.add_argument("--games", type=int, default=d.games, metavar="N",
+                   help="self-play games per iteration")
+    p.add_argument("--window", type=int, default=d.window, metavar="N",
+                   help="replay window (newest positions trained on)")
+    p.add_argument("--train-steps", type=int, default=d.train_steps, metavar="N",
+                   help="training steps per iteration")
+    p.add_argument("--batch-size", type=int, default=d.batch_size, metavar="N",
+                   help="positions per training step")
+    p.add_argument("--optimizer", choices=["sgd", "adam"], default=d.optimizer,
+                   help="SGD with momentum 0.9, or Adam")
+    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
+                   metavar="RATE", help="learning rate")
+    p.add_argument("--gate-games", type=int, default=d.gate_games, metavar="N",
+                   help="games of a candidate against the best network")
+    p.add_argument("--threshold", type=float, default=d.threshold, metavar="P",
+                   help="score share that promotes a candidate")
+    p.add_argument("--rate-games", type=int, default=d.rate_games, metavar="N",
+                   help="games of each promoted network against each anchor (0: none)")
+    p.add_argument("--anchors", nargs="*", default=d.anchors, choices=tuple(ANCHORS),
+                   help="fixed opponents for the ratings")
+    _play_options(p, d)
+    return p
+
+
+def selfplay_main(argv: list[str]) -> int:
+    from .selfplay_run import run_selfplay
+
+    parser = selfplay_parser()
+    args = parser.parse_args(argv)
+    settings = SelfPlaySettings(size=args.size, komi=args.komi, visits=args.visits,
+                                cheap_visits=args.cheap_visits, full_share=args.full_share,
+                                parallel=args.parallel, resign_value=args.resign_value,
+                                no_resign_share=args.no_resign_share)
+    problems = settings.problems() + _common_problems(args)
+    if args.games < 1:
+        problems.append(f"--games must be at least 1, not {args.games}")
+    if problems:
+        parser.error("; ".join(problems))
+    model = _model(parser, args.model)
+    try:
+        summary = run_selfplay(model, settings, args.games, args.out, workers=args.workers,
+                               ray=args.ray, generation=args.generation, seed=args.seed,
+                               progress=args.progress, log=_stderr)
+    except (OSError, ValueError) as err:
+        print(f"train.py selfplay: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"train.py selfplay: interrupted; the games stored are kept in {args.out}",
+              file=sys.stderr)
+        return 130
+    if summary.games == 0:
+        print(f"{args.out} holds {summary.already} games of generation {args.generation} "
+              "already; nothing to play")
+    else:
+        print(summary.line())
+    return 0
+
+
+def rl_main(argv: list[str]) -> int:
+    from .rl import run_loop, start_run
+
+    parser = rl_parser()
+    args = parser.parse_args(argv)
+    values = {f.name: getattr(args, f.name) for f in fields(RLConfig) if hasattr(args, f.name)}
+    config = RLConfig(**values)
+    given = {k: v for k, v in values.items() if k in _given_options(parser, argv)}
+    problems = config.problems() + _common_problems(args)
+    if args.iterations is not None and args.iterations < 1:
+        problems.append(f"--iterations must be at least 1, not {args.iterations}")
+    if problems:
+        parser.error("; ".join(problems))
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    model = _model(parser, args.model)
+    try:
+        run, config, state = start_run(args.dir, model, config, given, log=_stderr)
+        run_loop(run, config, state, args.iterations, ray=args.ray, log=_stderr,
+                 progress=args.progress)
+    except (OSError, ValueError) as err:
+        print(f"train.py rl: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"train.py rl: interrupted; `train.py rl --dir {args.dir}` goes on from here",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+def _given_options(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """The destinations of the options written on the command line."""
+    given = set()
+    for action in parser._actions:
+        for option in action.option_strings:
+            if any(arg == option or arg.startswith(option + "=") for arg in argv):
+                given.add(action.dest)
+    return given
+
+
+def _common_problems(args: argparse.Namespace) -> list[str]:
+    out = []
+    if args.workers < 1:
+        out.append(f"--workers must be at least 1, not {args.workers}")
+    if args.ray is not None:
+        from .cluster import ray_problem
+
+        problem = ray_problem()
+        if problem:
+            out.append(problem)
+    return out
+
+
+def _model(parser: argparse.ArgumentParser, model: Optional[str]) -> str:
+    from imago.nn.evaluator import default_model_path
+    from imago.nn.modelfile import read_metadata
+
+    path = model or default_model_path()
+    if path is None:
+        parser.error("no --model given and the shipped network (or TensorFlow) is missing")
+    try:
+        read_metadata(path)
+    except (OSError, ValueError) as err:
+        parser.error(f"--model: {err}")
+    return str(path)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+__all__ = ["selfplay_main", "rl_main", "selfplay_parser", "rl_parser"]
