@@ -2,7 +2,8 @@
 replay shards and SGF files, resumable after any interruption.
 
 The driver cuts the games still to play into *chunks* (by default twice the
-games a worker plays at once) and keeps one chunk in flight per worker.
+games a worker plays at once, smaller when that would leave workers idle)
+and keeps one chunk in flight per worker.
 A worker (a local process, or a Ray actor with ``--ray``) loads the network
 once and keeps it, plays its chunk with :func:`~imago.training.search_play.play_games`
 and returns the records; the driver writes each chunk as one replay shard
@@ -188,14 +189,14 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
     missing = games - summary.already
     if missing <= 0:
         return summary
-    chunk = chunk_games or 2 * settings.parallel
+    chunk = chunk_games or max(1, min(2 * settings.parallel, -(-missing // max(workers, 1))))
     seed = int.from_bytes(os.urandom(4), "little") if seed is None else seed
     model = Path(model).resolve()
     data = None
     if ray is not None:
         data = (model.read_bytes(), model.with_suffix(".json").read_bytes())
     threads = max(1, (os.cpu_count() or 2) // workers) if ray is None else None
-    base = summary.already // max(chunk, 1)
+    base = sum(1 for path in buffer.shards() if path.name.startswith(f"shard-{generation:04d}-"))
 
     def task(index: int, size: int) -> ChunkTask:
         return ChunkTask(str(model), settings, size, seed + 7919 * (base + index) + generation,

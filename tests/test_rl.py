@@ -1,0 +1,115 @@
+"""The self-play loop end to end on a tiny network: every stage runs, a run
+goes on where it stopped, a killed self-play run loses and duplicates
+nothing, a cut gate plays only the games it misses."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+from imago.training import rl_cli  # noqa: E402
+from imago.training.replay import ReplayBuffer  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--visits", "4", "--cheap-visits", "2", "--parallel", "4", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    from imago.nn.networks import create_network
+
+    net = create_network("residual", 9, "extended", blocks=1, filters=8)
+    return net.save(tmp_path_factory.mktemp("model") / "tiny.keras")
+
+
+def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, capsys):
+    run = tmp_path / "run"
+    args = ["--dir", str(run), "--model", str(tiny_model), "--iterations", "1", "--games", "4",
+            "--gate-games", "2", "--train-steps", "2", "--batch-size", "16",
+            "--rate-games", "0", *TINY]
+    assert rl_cli.rl_main(args) == 0
+    state = json.loads((run / "state.json").read_text())
+    assert (state["iteration"], state["stage"]) == (1, "selfplay")
+    assert [h["games"] for h in state["history"]] == [2]
+    assert (run / "candidates" / "cand-0001.keras").exists()
+    assert (run / "elo.txt").exists() and "gen-0000" in (run / "elo.txt").read_text()
+    assert len(list((run / "sgf" / "gen-0000").glob("*.sgf"))) == 4
+
+    assert rl_cli.rl_main(["--dir", str(run), "--iterations", "1", "--no-progress"]) == 0
+    state = json.loads((run / "state.json").read_text())
+    assert state["iteration"] == 2 and len(state["history"]) == 2
+    buffer = ReplayBuffer(run / "replay")
+    assert buffer.games(9, 0) == 4 and buffer.games(9, 1) == 4
+    assert "resuming" in capsys.readouterr().err
+
+
+def test_a_cut_gate_plays_only_the_games_it_misses(tmp_path, tiny_model):
+    from imago.training.rl import RLConfig, start_run
+
+    config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, gate_games=4,
+                      train_steps=1, batch_size=8, rate_games=0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    for _ in ("selfplay", "train"):
+        state = _one_stage(run, config, state)
+    assert state["stage"] == "gate"
+    log = run.gate_log(1)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    done = [{"number": n, "black": "x", "white": "y", "result": "B+R", "winner": "cand-0001"}
+            for n in (0, 2)]
+    log.write_text("".join(json.dumps(d) + "\n" for d in done) + '{"number": 3, "bla')
+    state = _one_stage(run, config, state)
+    numbers = sorted(json.loads(line)["number"] for line in log.read_text().splitlines()
+                     if line.startswith("{") and line.endswith("}"))
+    assert numbers == [0, 1, 2, 3]
+    assert state["history"][-1]["games"] == 4
+
+
+def _one_stage(run, config, state):
+    """Run the loop for exactly one stage (by stopping it after the write)."""
+    from imago.training import rl
+
+    stage = state["stage"]
+    handler = {"selfplay": lambda: rl._selfplay(run, config, state, None, lambda _: None, False),
+               "train": lambda: rl._train(run, config, state, lambda _: None),
+               "gate": lambda: rl._gate(run, config, state, lambda _: None)}[stage]
+    handler()
+    state["stage"] = {"selfplay": "train", "train": "gate", "gate": "next"}[stage]
+    run.write("state.json", state)
+    return state
+
+
+def test_self_play_killed_mid_run_resumes_without_losing_or_repeating(tmp_path, tiny_model):
+    out = tmp_path / "play"
+    command = [sys.executable, str(ROOT / "train.py"), "selfplay", "--model", str(tiny_model),
+               "--games", "12", "--out", str(out), "--parallel", "2", *TINY[:4], "--seed", "5"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    buffer = ReplayBuffer(out / "replay")
+    deadline = time.monotonic() + 120
+    try:
+        while buffer.games(9, 0) == 0:
+            assert process.poll() is None and time.monotonic() < deadline, "no chunk stored"
+            time.sleep(0.2)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    first = buffer.games(9, 0)
+    assert 0 < first < 12
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert buffer.games(9, 0) == 12
+    names = [p.stem for p in (out / "sgf" / "gen-0000").glob("*.sgf")]
+    assert len(names) == len(set(names)) == 12
+    assert not list(out.rglob("*.tmp*"))
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "nothing to play" in again.stdout
