@@ -46,7 +46,7 @@ from .rating import MatchResult, RatingLog, elo_history, elo_table, fit_elo, gat
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
 from .search_play import SelfPlaySettings
-from .selfplay_run import run_selfplay
+from .selfplay_run import progress_bar, run_selfplay
 
 Log = Callable[[str], Any]
 STAGES = ("selfplay", "train", "gate", "rate")
@@ -205,10 +205,10 @@ def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional
             _selfplay(run, config, state, ray, log, progress)
             state["stage"] = "train"
         elif stage == "train":
-            _train(run, config, state, log)
+            _train(run, config, state, log, progress)
             state["stage"] = "gate"
         elif stage == "gate":
-            promoted = _gate(run, config, state, log)
+            promoted = _gate(run, config, state, log, progress)
             state["stage"] = "rate" if promoted else "next"
         elif stage == "rate":
             _rate(run, config, state, state["best_generation"], log)
@@ -247,7 +247,8 @@ def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str],
                               "false_resignation_rate": rate}
 
 
-def _train(run: RunFolder, config: RLConfig, state: dict, log: Log) -> None:
+def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
+           progress: bool = False) -> None:
     iteration = state["iteration"]
     candidate = run.candidate(iteration + 1)
     if candidate.exists():
@@ -255,12 +256,23 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log) -> None:
     buffer = ReplayBuffer(run.root / "replay", window=config.window)
     log(f"rl: training cand-{iteration + 1:04d} on the newest {config.window} positions "
         f"({buffer.positions(config.size)} stored)")
-    summary = train_candidate(run.model(state["best_generation"]), buffer, candidate,
-                              config.train_config(), size=config.size, log=log)
+    bar = progress_bar(config.train_steps, 0, progress, "training", "step")
+
+    def advance(step: int, steps: int, logs: dict) -> None:
+        bar.update(step - bar.n)
+        bar.set_postfix_str(", ".join(f"{k} {v:.3f}" for k, v in logs.items()), refresh=False)
+
+    try:
+        summary = train_candidate(run.model(state["best_generation"]), buffer, candidate,
+                                  config.train_config(), size=config.size, progress=advance,
+                                  log=log)
+    finally:
+        bar.close()
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
 
 
-def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log) -> bool:
+def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
+          progress: bool = False) -> bool:
     """The gate match; promotes the candidate and returns True when it won."""
     from imago.nn.evaluator import NetworkEvaluator
     from imago.sgf import save
@@ -279,12 +291,20 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log) -> bool:
                                  parallel=config.parallel)
         sgf = run.root / "matches" / f"gate-{iteration + 1:04d}"
         sgf.mkdir(parents=True, exist_ok=True)
-        for game in play_arena(evaluators, [cand_name, best_name], missing, settings,
-                               seed=config.seed + iteration):
-            save(sgf / f"game-{game.number:03d}.sgf", game.state)
-            _append_line(games_log, {"number": game.number, "black": game.black,
-                                     "white": game.white, "result": game.result,
-                                     "winner": game.winner_name})
+        bar = progress_bar(config.gate_games, config.gate_games - len(missing), progress, "gate")
+        wins = sum(g["winner"] == cand_name for g in done)
+        try:
+            for game in play_arena(evaluators, [cand_name, best_name], missing, settings,
+                                   seed=config.seed + iteration):
+                save(sgf / f"game-{game.number:03d}.sgf", game.state)
+                _append_line(games_log, {"number": game.number, "black": game.black,
+                                         "white": game.white, "result": game.result,
+                                         "winner": game.winner_name})
+                wins += game.winner_name == cand_name
+                bar.update(1)
+                bar.set_postfix_str(f"{cand_name} won {wins}", refresh=False)
+        finally:
+            bar.close()
         done = _read_lines(games_log)
     wins = sum(g["winner"] == cand_name for g in done)
     draws = sum(g["winner"] is None for g in done)

@@ -205,7 +205,7 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
 
     sizes = [min(chunk, missing - k) for k in range(0, missing, chunk)]
     pending = [task(i, n) for i, n in enumerate(sizes)]
-    bar = _bar(games, summary.already, progress)
+    bar = progress_bar(games, summary.already, progress)
     start = time.perf_counter()
     executor = _executor(workers, ray, log)
     running: dict[Future, ChunkTask] = {}
@@ -291,8 +291,10 @@ def _worker_lost(err: BaseException) -> bool:
 
 
 class _NoBar:
+    n = 0
+
     def update(self, n: int) -> None:
-        pass
+        self.n += n
 
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
         pass
@@ -301,14 +303,16 @@ class _NoBar:
         pass
 
 
-def _bar(total: int, done: int, shown: bool):
-    """A tqdm progress bar over the games (nothing when not ``shown``)."""
+def progress_bar(total: int, done: int, shown: bool, desc: str = "self-play",
+                 unit: str = "game"):
+    """A tqdm progress bar (a stand-in that shows nothing when not ``shown``)."""
     if not shown:
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=done, unit="game", desc="self-play", dynamic_ncols=True,
+    return tqdm(total=total, initial=done, unit=unit, desc=desc, dynamic_ncols=True,
                 smoothing=0.1)
 
 
-__all__ = ["ChunkTask", "ChunkResult", "SelfPlaySummary", "play_chunk", "run_selfplay"]
+__all__ = ["ChunkTask", "ChunkResult", "SelfPlaySummary", "play_chunk", "run_selfplay",
+           "progress_bar"]
