@@ -10,7 +10,7 @@ back as annotated SGF, with a plot and an HTML report on request.
   the best line as a variation at each mistake);
 - :mod:`.report`: each player's accuracy and grades as text and HTML;
 - :mod:`.plot`: the win rate and score graph (matplotlib, optional,
-  imported only there and only when drawing);
+  drawn through :mod:`imago.plotting` and only when asked);
 - :mod:`.cli`: ``imago review`` / ``python -m imago.review``.
 
 The analysis engine is imported only by the command line, when it runs.

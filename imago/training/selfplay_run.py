@@ -195,7 +195,8 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
     data = None
     if ray is not None:
         data = (model.read_bytes(), model.with_suffix(".json").read_bytes())
-    threads = max(1, (os.cpu_count() or 2) // workers) if ray is None else None
+    # a worker's share of the cores: a Ray actor holds one CPU of its node
+    threads = max(1, (os.cpu_count() or 2) // workers) if ray is None else 1
     base = sum(1 for path in buffer.shards() if path.name.startswith(f"shard-{generation:04d}-"))
 
     def task(index: int, size: int) -> ChunkTask:
