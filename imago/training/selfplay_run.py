@@ -277,8 +277,11 @@ def _executor(workers: int, ray: Optional[str], log: Log):
 
 
 def _capacity(executor, workers: int) -> int:
-    """Chunks to keep in flight: one per worker."""
-    return max(1, int(getattr(executor, "workers", workers)))
+    """Chunks to keep in flight: one per worker, counting Ray actors still
+    starting (they take their chunk as soon as they are up)."""
+    if hasattr(executor, "workers"):
+        return max(1, int(executor.workers) + int(getattr(executor, "starting", 0)))
+    return workers
 
 
 def _worker_lost(err: BaseException) -> bool:
