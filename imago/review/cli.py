@@ -113,16 +113,16 @@ def build_parser(prog: str = "imago review") -> argparse.ArgumentParser:
 
 
 class Progress:
-    """Positions analysed so far on stderr: a tqdm bar when tqdm is
-    installed, else one line rewritten in place on a terminal, or a line at
-    each tenth elsewhere (a log)."""
+    """Positions analysed so far on stderr: a tqdm bar on a terminal (one
+    line rewritten in place when tqdm is missing), a line at each tenth
+    elsewhere (a log)."""
 
     def __init__(self, total: int, enabled: bool = True, stream: Any = None):
         self.total, self.done, self.enabled = total, 0, enabled and total > 0
         self.stream = stream if stream is not None else sys.stderr
         self.bar = None
         self.shown = -1
-        if not self.enabled:
+        if not self.enabled or not getattr(self.stream, "isatty", lambda: False)():
             return
         try:
             from tqdm import tqdm

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import statistics
+import sys
 import tempfile
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -309,11 +310,14 @@ class _NoBar:
 
 def progress_bar(total: int, done: int, shown: bool, desc: str = "self-play",
                  unit: str = "game"):
-    """A tqdm progress bar (a stand-in that shows nothing when not ``shown``)."""
-    if not shown:
+    """A tqdm progress bar on a terminal (a stand-in that shows nothing when
+    not ``shown``, when stderr is a log, or without tqdm)."""
+    if not shown or not sys.stderr.isatty():
         return _NoBar()
-    from tqdm import tqdm
-
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
     return tqdm(total=total, initial=done, unit=unit, desc=desc, dynamic_ncols=True,
                 smoothing=0.1)
 
