@@ -25,8 +25,10 @@ TINY = ["--visits", "4", "--cheap-visits", "2", "--parallel", "4", "--no-progres
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
+    from imago.nn.fitting import set_random_seed
     from imago.nn.networks import create_network
 
+    set_random_seed(3)
     net = create_network("residual", 9, "extended", blocks=1, filters=8)
     return net.save(tmp_path_factory.mktemp("model") / "tiny.keras")
 
@@ -35,7 +37,7 @@ def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, cap
     run = tmp_path / "run"
     args = ["--dir", str(run), "--model", str(tiny_model), "--iterations", "1", "--games", "4",
             "--gate-games", "2", "--train-steps", "2", "--batch-size", "16",
-            "--rate-games", "0", *TINY]
+            "--rate-games", "0", "--resign-value", "-1", *TINY]
     assert rl_cli.rl_main(args) == 0
     state = json.loads((run / "state.json").read_text())
     assert (state["iteration"], state["stage"]) == (1, "selfplay")
@@ -56,7 +58,7 @@ def test_a_cut_gate_plays_only_the_games_it_misses(tmp_path, tiny_model):
     from imago.training.rl import RLConfig, start_run
 
     config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, gate_games=4,
-                      train_steps=1, batch_size=8, rate_games=0)
+                      train_steps=1, batch_size=8, rate_games=0, resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
     for _ in ("selfplay", "train"):
         state = _one_stage(run, config, state)
@@ -90,7 +92,8 @@ def _one_stage(run, config, state):
 def test_self_play_killed_mid_run_resumes_without_losing_or_repeating(tmp_path, tiny_model):
     out = tmp_path / "play"
     command = [sys.executable, str(ROOT / "train.py"), "selfplay", "--model", str(tiny_model),
-               "--games", "12", "--out", str(out), "--parallel", "2", *TINY[:4], "--seed", "5"]
+               "--games", "12", "--out", str(out), "--parallel", "2", *TINY[:4], "--seed", "5",
+               "--resign-value", "-1"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)

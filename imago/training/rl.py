@@ -236,7 +236,7 @@ def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str],
     if summary.games:
         log(f"rl: self-play: {summary.line()}")
     rate = summary.false_resignation_rate
-    if rate is not None and summary.checked >= 10:
+    if rate is not None and summary.checked >= 10 and state["resign_value"] > -1.0:
         old = state["resign_value"]
         step = -0.02 if rate > FALSE_RESIGN_TARGET else 0.01
         state["resign_value"] = min(-0.5, max(-0.99, old + step))

@@ -100,6 +100,9 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="games of each promoted network against each anchor (0: none)")
     p.add_argument("--anchors", nargs="*", default=d.anchors, choices=tuple(ANCHORS),
                    help="fixed opponents for the ratings")
+    p.add_argument("--resign-value", type=float, default=d.resign_value, metavar="V",
+                   help="starting resignation threshold (searched value; -1: never resign); "
+                        "the loop moves it towards 5%% false resignations")
     _play_options(p, d)
     return p
 
