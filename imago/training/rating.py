@@ -23,7 +23,7 @@ import numbers
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -256,24 +256,21 @@ def elo_history(ratings: Mapping[str, Rating], generations: Iterable[tuple[int, 
 
 
 # --------------------------------------------------------------------- log
-class RatingLog:
-    """The match results of a run, one JSON object a line in
-    ``run_dir/ratings.jsonl``.
+class JsonLines:
+    """A durable log of JSON objects, one a line (``path``).
 
     :meth:`append` writes a line in one ``write`` on a file opened for
-    appending and fsyncs it, so a result is on disk once it returns; a
+    appending and fsyncs it, so a record is on disk once it returns; a
     process killed halfway leaves at most a torn last line, which
-    :meth:`results` skips with a warning (and the next :meth:`append` starts
-    on a fresh line rather than gluing its result to the torn one)."""
+    :meth:`records` skips with a warning (and the next :meth:`append` starts
+    on a fresh line rather than gluing its record to the torn one)."""
 
-    FILENAME = "ratings.jsonl"
+    def __init__(self, path: "os.PathLike[str] | str"):
+        self.path = Path(path)
 
-    def __init__(self, run_dir: "os.PathLike[str] | str", filename: str = FILENAME):
-        self.path = Path(run_dir) / filename
-
-    def append(self, result: MatchResult) -> None:
-        """Add one result to the log, durably."""
-        line = json.dumps(asdict(result), ensure_ascii=False, separators=(",", ":")) + "\n"
+    def append(self, record: dict) -> None:
+        """Add one record to the log, durably."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
         data = line.encode("utf-8")
         created = not self.path.exists()
         if created:
@@ -292,10 +289,12 @@ class RatingLog:
         if created:
             _fsync_dir(self.path.parent)
 
-    def results(self) -> list[MatchResult]:
-        """The results logged so far (none when there is no log yet). Lines
-        that are no result (a torn last line after a crash, damage) are
-        skipped with a warning that names them."""
+    def records(self, read: Callable[[dict], Any] = lambda record: record,
+                what: str = "record") -> list:
+        """``read(record)`` of every record logged so far (none when there
+        is no log yet). Lines ``read`` refuses (ValueError, KeyError,
+        TypeError) or that are no JSON (a torn last line after a crash,
+        damage) are skipped with a warning that names them."""
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -306,15 +305,35 @@ class RatingLog:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line.decode("utf-8"))
-                out.append(MatchResult(record["player"], record["opponent"], record["wins"],
-                                       record["losses"], record.get("draws", 0)))
+                out.append(read(json.loads(line.decode("utf-8"))))
             except (ValueError, KeyError, TypeError) as error:
                 torn = number == len(lines)  # no newline after it: cut short by a crash
                 log.warning("%s:%d: skipped %s (%s)", self.path, number,
-                            "a torn last line" if torn else "a line that is no match result",
+                            "a torn last line" if torn else f"a line that is no {what}",
                             error)
         return out
+
+
+class RatingLog:
+    """The match results of a run, one JSON object a line in
+    ``run_dir/ratings.jsonl`` (a :class:`JsonLines` log)."""
+
+    FILENAME = "ratings.jsonl"
+
+    def __init__(self, run_dir: "os.PathLike[str] | str", filename: str = FILENAME):
+        self.lines = JsonLines(Path(run_dir) / filename)
+        self.path = self.lines.path
+
+    def append(self, result: MatchResult) -> None:
+        """Add one result to the log, durably."""
+        self.lines.append(asdict(result))
+
+    def results(self) -> list[MatchResult]:
+        """The results logged so far; lines that are no result are skipped
+        with a warning."""
+        return self.lines.records(
+            lambda r: MatchResult(r["player"], r["opponent"], r["wins"], r["losses"],
+                                  r.get("draws", 0)), "match result")
 
 
 def _fsync_dir(path: Path) -> None:
@@ -332,4 +351,4 @@ def _fsync_dir(path: Path) -> None:
 
 
 __all__ = ["wilson_interval", "GateDecision", "gate", "MatchResult", "Rating", "fit_elo",
-           "elo_table", "elo_history", "RatingLog", "ELO_PER_NAT"]
+           "elo_table", "elo_history", "JsonLines", "RatingLog", "ELO_PER_NAT"]

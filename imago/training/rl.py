@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -42,7 +43,7 @@ from typing import Any, Callable, Optional
 
 from imago.match.arena import ArenaSettings, play_arena
 
-from .rating import MatchResult, RatingLog, elo_history, elo_table, fit_elo, gate
+from .rating import JsonLines, MatchResult, RatingLog, elo_history, elo_table, fit_elo, gate
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
 from .search_play import SelfPlaySettings
@@ -279,8 +280,8 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
 
     iteration = state["iteration"]
     best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
-    games_log = run.gate_log(iteration + 1)
-    done = _read_lines(games_log)
+    games_log = JsonLines(run.gate_log(iteration + 1))
+    done = games_log.records()
     missing = [n for n in range(config.gate_games) if n not in {g["number"] for g in done}]
     if missing:
         log(f"rl: gate: {cand_name} against {best_name}, {len(missing)} of "
@@ -297,15 +298,15 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
             for game in play_arena(evaluators, [cand_name, best_name], missing, settings,
                                    seed=config.seed + iteration):
                 save(sgf / f"game-{game.number:03d}.sgf", game.state)
-                _append_line(games_log, {"number": game.number, "black": game.black,
-                                         "white": game.white, "result": game.result,
-                                         "winner": game.winner_name})
+                games_log.append({"number": game.number, "black": game.black,
+                                  "white": game.white, "result": game.result,
+                                  "winner": game.winner_name})
                 wins += game.winner_name == cand_name
                 bar.update(1)
                 bar.set_postfix_str(f"{cand_name} won {wins}", refresh=False)
         finally:
             bar.close()
-        done = _read_lines(games_log)
+        done = games_log.records()
     wins = sum(g["winner"] == cand_name for g in done)
     draws = sum(g["winner"] is None for g in done)
     decision = gate(wins, len(done) - wins - draws, draws, config.threshold)
@@ -334,7 +335,7 @@ def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: L
     ratings = RatingLog(run.root)
     played = {(r.player, r.opponent) for r in ratings.results()}
     engines = {"gnugo": find_gnugo(), "katago": _katago()}
-    player = (f"{_python()} -m imago gtp -o model={run.model(generation).resolve()} "
+    player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
               f"--visits {config.visits} --no-resign")
     for anchor in config.anchors:
         label, command = ANCHORS[anchor]
@@ -403,36 +404,6 @@ def _scalars(run: RunFolder, state: dict, ratings: dict, log: Log) -> None:
     if state["history"]:
         writer.scalar("gate/score", state["history"][-1]["score"], step)
     writer.close()
-
-
-def _read_lines(path: Path) -> list[dict]:
-    """The JSON lines of ``path`` (a torn last line, left by a kill, is dropped)."""
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return out
-
-
-def _append_line(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(data) + "\n"
-    if path.exists() and path.stat().st_size and not path.read_bytes().endswith(b"\n"):
-        text = "\n" + text
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _python() -> str:
-    import sys
-
-    return sys.executable
 
 
 def _katago() -> Optional[str]:
