@@ -253,9 +253,9 @@ class ReplayBuffer:
         return sorted(removed)
 
     # ------------------------------------------------------------ reading
-    def shards(self) -> list[Path]:
-        """The readable shards, oldest first."""
-        return [s.path for s in self._scan()]
+    def shards(self, generation: Optional[int] = None) -> list[Path]:
+        """The readable shards (of one generation, or all), oldest first."""
+        return [s.path for s in self._scan() if generation is None or s.generation == generation]
 
     def positions(self, size: Optional[int] = None, generation: Optional[int] = None) -> int:
         """Positions stored (of one board size and generation, or all)."""

@@ -127,14 +127,18 @@ class _Game:
 
 
 def play_games(evaluator, settings: SelfPlaySettings, games: int,
-               seed: Optional[int] = None, name: str = "game") -> Iterator[PlayedGame]:
+               seed: Optional[int] = None, name: str = "game",
+               batches: Optional[list[int]] = None) -> Iterator[PlayedGame]:
     """Play ``games`` games with ``evaluator`` (a network evaluator: its
     ``network.plane_set`` names the planes recorded), ``settings.parallel``
-    at a time; yields each as it finishes."""
+    at a time; yields each as it finishes. ``batches``, when given, is the
+    pool's list of network call sizes (it grows as the games go)."""
     settings = settings.resolved()
     rng = np.random.default_rng(seed)
     plane_set = evaluator.network.plane_set
     pool = SearchPool(evaluator, max_leaves=settings.parallel * settings.search_batch)
+    if batches is not None:
+        pool.batches = batches
     playing: dict[int, _Game] = {}
     started = 0
     while playing or started < games:

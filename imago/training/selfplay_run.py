@@ -81,16 +81,16 @@ def play_chunk(task: ChunkTask) -> ChunkResult:
 
     evaluator = _evaluator(task)
     start = time.perf_counter()
-    first_batch = len(evaluator.batches)
-    records, texts, checks = [], [], []
-    for played in play_games(evaluator, task.settings, task.games, task.seed, task.name):
+    records, texts, checks, batches = [], [], [], []
+    for played in play_games(evaluator, task.settings, task.games, task.seed, task.name,
+                             batches):
         records.append(played.record)
         played.state.root.properties["PB"] = played.state.root.properties["PW"] = [
             f"imago self-play ({Path(task.model).name})"]
         texts.append(dumps(played.state))
         if played.would_resign is not None:
             checks.append((played.would_resign, played.record.winner))
-    return ChunkResult(task.name, records, texts, checks, evaluator.batches[first_batch:],
+    return ChunkResult(task.name, records, texts, checks, batches,
                        time.perf_counter() - start, f"{os.uname().nodename}:{os.getpid()}")
 
 
@@ -104,24 +104,8 @@ def _evaluator(task: ChunkTask):
     evaluator = _NETWORKS.get(key)
     if evaluator is None:
         _NETWORKS.clear()
-        evaluator = _NETWORKS[key] = _CountingEvaluator(
-            NetworkEvaluator(str(path), threads=task.threads))
+        evaluator = _NETWORKS[key] = NetworkEvaluator(str(path), threads=task.threads)
     return evaluator
-
-
-class _CountingEvaluator:
-    """A network evaluator that remembers the size of every call."""
-
-    def __init__(self, evaluator):
-        self.inner = evaluator
-        self.batches: list[int] = []
-
-    def __getattr__(self, name):
-        return getattr(self.inner, name)
-
-    def evaluate(self, leaves):
-        self.batches.append(len(leaves))
-        return self.inner.evaluate(leaves)
 
 
 def _unpacked(data: tuple[bytes, bytes], name: str) -> Path:
@@ -198,7 +182,7 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
         data = (model.read_bytes(), model.with_suffix(".json").read_bytes())
     # a worker's share of the cores: a Ray actor holds one CPU of its node
     threads = max(1, (os.cpu_count() or 2) // workers) if ray is None else 1
-    base = sum(1 for path in buffer.shards() if path.name.startswith(f"shard-{generation:04d}-"))
+    base = len(buffer.shards(generation))  # chunk numbers go on after the stored ones
 
     def task(index: int, size: int) -> ChunkTask:
         return ChunkTask(str(model), settings, size, seed + 7919 * (base + index) + generation,
