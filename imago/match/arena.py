@@ -115,17 +115,36 @@ def _move(game: _Game, settings: ArenaSettings, rng: np.random.Generator,
           max_moves: int) -> Optional[str]:
     state, root = game.state, game.job.root
     color = state.to_move
-    search = game.searches[color]
-    visits = np.maximum(root.visits, 0) if root.edges else np.zeros(0)
-    total = float(visits.sum())
-    value = 2 * PUCTSearch.winrate(root) - 1 if total > 0 else root.value
+    value = root_value(root)
     game.low[color] = game.low[color] + 1 if value < settings.resign_value else 0
     if game.low[color] >= 2:
         return "resigned"
-    if state.current.number < settings.sample_moves and total > 0:
-        action = int(root.moves[rng.choice(len(visits), p=visits / total)])
-    else:
-        action = int(root.best_action())
+    action = choose_action(root, state.current.number < settings.sample_moves, rng)
+    return play_action(state, game.searches[color], action, max_moves)
+
+
+def root_value(root) -> float:
+    """A finished search's value for its player to move, from -1 to 1
+    (the most visited move's, or the root's own before any visit)."""
+    return 2 * PUCTSearch.winrate(root) - 1 if root.total_visits() > 0 else root.value
+
+
+def choose_action(root, sample: bool, rng: np.random.Generator) -> int:
+    """The move of a finished search: drawn in proportion to the visits
+    when ``sample`` (and there are visits), else the most visited."""
+    visits = np.maximum(root.visits, 0) if root.edges else np.zeros(0)
+    total = float(visits.sum())
+    if sample and total > 0:
+        return int(root.moves[rng.choice(len(visits), p=visits / total)])
+    return int(root.best_action())
+
+
+def play_action(state: GameState, search: PUCTSearch, action: int,
+                max_moves: int) -> Optional[str]:
+    """Play ``action`` for the side to move (a pass should the search have
+    left an illegal move open); how the game ended (``"passes"``,
+    ``"length"``) or None."""
+    color = state.to_move
     point = search.point_of(action)
     if point is not None and state.board.illegal_reason(point, color) is not None:
         point = None
@@ -137,19 +156,26 @@ def _move(game: _Game, settings: ArenaSettings, rng: np.random.Generator,
     return None
 
 
+def outcome(state: GameState, resigned: bool, judged=None) -> tuple[int, str]:
+    """The winner (BLACK, WHITE, 0 for a draw) and the SGF result of an
+    ended game: the side to move resigned, or the count (``judged``, or
+    imago's one count of the position)."""
+    if resigned:
+        winner = WHITE if state.to_move == BLACK else BLACK
+        return winner, f"{'B' if winner == BLACK else 'W'}+R"
+    if judged is None:
+        judged = count(state.board, state.rules, state.to_move)
+    return {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner], judged.result
+
+
 def _finish(game: _Game, names: Sequence[str], ended: str) -> ArenaGame:
     state = game.state
-    if ended == "resigned":
-        winner = WHITE if state.to_move == BLACK else BLACK
-        result = f"{'B' if winner == BLACK else 'W'}+R"
-    else:
-        judged = count(state.board, state.rules, state.to_move)
-        winner = {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner]
-        result = judged.result
+    winner, result = outcome(state, ended == "resigned")
     black, white = names[game.players[BLACK]], names[game.players[WHITE]]
     root = state.root.properties
     root["PB"], root["PW"], root["RE"] = [black], [white], [result]
     return ArenaGame(game.number, black, white, winner, result, state.current.number, state)
 
 
-__all__ = ["ArenaSettings", "ArenaGame", "play_arena"]
+__all__ = ["ArenaSettings", "ArenaGame", "play_arena", "root_value", "choose_action",
+           "play_action", "outcome"]

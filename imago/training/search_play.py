@@ -34,6 +34,7 @@ from typing import Iterator, Optional
 import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
+from imago.match.arena import choose_action, outcome, play_action, root_value
 from imago.nn.features import board_index, encode
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
@@ -189,16 +190,13 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     if root.edges:
         visits[root.moves] = np.maximum(root.visits, 0)
     total = float(visits.sum())
-    value = 2 * PUCTSearch.winrate(root) - 1 if total > 0 else root.value
+    value = root_value(root)
     full = game.full[-1] = game.full[-1] and total > 0
     game.planes.append(encode(state.current, plane_set, color, dtype=np.uint8))
     game.to_move.append(color)
     game.searched.append(value)
     game.policy.append(visits / total if full else np.zeros_like(visits))
-    if state.current.number < settings.sample_moves and total > 0:
-        action = int(rng.choice(len(visits), p=visits / total))
-    else:
-        action = int(root.best_action())
+    action = choose_action(root, state.current.number < settings.sample_moves, rng)
     game.moves.append(action)
 
     game.low[color] = game.low[color] + 1 if value < settings.resign_value else 0
@@ -207,16 +205,9 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
             return "resigned"
         if game.would_resign is None:
             game.would_resign = color
-    point = search.point_of(action)
-    if point is not None and state.board.illegal_reason(point, color) is not None:
-        point = None  # never an illegal move, whatever the search left open
-    state.play(color, point)
+    ended = play_action(state, search, action, settings.max_moves)
     state.current.properties["C"] = [_comment(search, visits, value, full)]
-    if state.consecutive_passes() >= 2:
-        return "passes"
-    if state.current.number >= settings.max_moves:
-        return "length"
-    return None
+    return ended
 
 
 def _comment(search: PUCTSearch, visits: np.ndarray, value: float, full: bool) -> str:
@@ -241,13 +232,7 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
     judged = count(state.board, state.rules, state.to_move)
     owners = np.asarray(judged.owners)[board_index(size)]
     ownership = np.where(owners == BLACK, 1, np.where(owners == WHITE, -1, 0)).astype(np.int8)
-    if ended == "resigned":
-        loser = state.to_move
-        winner = WHITE if loser == BLACK else BLACK
-        result = f"{'B' if winner == BLACK else 'W'}+R"
-    else:
-        winner = {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner]
-        result = judged.result
+    winner, result = outcome(state, ended == "resigned", judged)
     state.root.properties["RE"] = [result]
     record = GameRecord(
         size=size, komi=float(settings.komi), planes=np.stack(game.planes),
