@@ -14,6 +14,7 @@ answers its controller.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
@@ -25,6 +26,8 @@ from imago.game import BLACK
 
 from .features import HISTORY
 from .modelfile import ModelFile, network_of
+
+log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
@@ -123,17 +126,17 @@ class NetworkEvaluator:
         self.rng = np.random.default_rng(seed)
         self.history = 1 if model.plane_set == "basic" else HISTORY
         self._lock = threading.Lock()  # one network call at a time (a pipelined pool's thread)
-        self.threads = threads
-        self.threads_problem: Optional[str] = None
+        self._threads = threads  # set before the network loads, then done with
 
     @property
     def network(self):
         """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use,
         with the evaluator's thread count)."""
-        if self.threads is not None and isinstance(self._model, ModelFile):
-            if not self._model.loaded:
-                self.threads_problem = set_network_threads(self.threads)
-            self.threads = None
+        if self._threads is not None and isinstance(self._model, ModelFile):
+            problem = None if self._model.loaded else set_network_threads(self._threads)
+            if problem:
+                log.warning("network threads: %s", problem)
+            self._threads = None
         return network_of(self._model)
 
     def check_size(self, size: int) -> None:
