@@ -181,7 +181,6 @@ class AnalysisEngine:
             for task in tasks:
                 if task.after is None:
                     self._queue(task)
-            self._lock.notify_all()
         if not tasks and done is not None:
             done()
 
@@ -204,14 +203,6 @@ class AnalysisEngine:
             before, task = ordered[k - 1], ordered[k]
             if k % length and task.turn.number == before.turn.number + 1:
                 before.follower, task.after = task, before
-
-    def _release(self, task: _Task) -> None:
-        """Queue the turn that waited for ``task`` (answered)."""
-        follower = task.follower
-        if follower is not None:
-            task.follower = None
-            with self._lock:
-                self._queue(follower)
 
     def _act(self, action: Action) -> None:
         if action.kind == "clear_cache":
@@ -251,7 +242,6 @@ class AnalysisEngine:
             for task in dropped:
                 self._emit(task.sink, no_results_response(task.query.id, task.turn.number))
                 self._answered(task)
-                self._release(task)
             for task in stopped:
                 self._finish(task)
             if stopped:
@@ -353,7 +343,6 @@ class AnalysisEngine:
                 self._running.remove(task)
         self._emit(task.sink, self._response(task, during=False))
         self._answered(task)
-        self._release(task)
 
     def _fail_running(self, exc: Exception) -> None:
         with self._lock:
@@ -363,10 +352,14 @@ class AnalysisEngine:
                 pool.discard(task.job)
             self._emit(task.sink, error(f"analysis failed: {exc}", None, task.query.id))
             self._answered(task)
-            self._release(task)
 
     def _answered(self, task: _Task) -> None:
+        """``task`` has its final answer: queue the turn that waited for it,
+        and call the query's ``done`` when it was the last."""
         with self._lock:
+            if task.follower is not None:
+                self._queue(task.follower)
+                task.follower = None
             left = self._open.get(id(task.query))
             if left is None:
                 return
