@@ -24,7 +24,7 @@ import numpy as np
 
 from imago.game import BLACK
 
-from .features import HISTORY
+from .features import DEFAULT_KOMI, HISTORY
 from .modelfile import ModelFile, network_of
 
 log = logging.getLogger("imago.nn")
@@ -153,7 +153,7 @@ class NetworkEvaluator:
     def evaluate_all_symmetries(self, nodes: Sequence) -> Evaluation:
         """Like :meth:`evaluate`, averaged over the 8 symmetries: for the
         few positions whose answer matters most (the search's root)."""
-        return self._by_size(nodes, lambda group: self._split(self._averaged(group), len(group)))
+        return self._by_size(nodes, lambda group: self._split(self._averaged(group), group))
 
     def _evaluate(self, nodes: Sequence) -> Evaluation:
         with self._lock:
@@ -161,7 +161,7 @@ class NetworkEvaluator:
             if self.symmetries == "random":
                 syms = self.rng.integers(0, 8, size=len(nodes))
             out = self.network.evaluate_nodes(nodes, symmetries=syms)
-        return self._split(out, len(nodes))
+        return self._split(out, nodes)
 
     @staticmethod
     def _by_size(nodes: Sequence, evaluate) -> Evaluation:
@@ -194,14 +194,20 @@ class NetworkEvaluator:
             return self.network.evaluate_averaged(planes)
 
     @staticmethod
-    def _split(out: dict, n: int) -> Evaluation:
-        """The answer's priors and values, with the ownership head's sum as
-        the margin (ownership is from the view of the player to move)."""
+    def _split(out: dict, nodes: Sequence) -> Evaluation:
+        """The answer's priors and values, with the margin (komi left out,
+        from the view of the player to move) taken from the score head, or
+        else the ownership head's sum."""
         value = out.get("value")
         if value is None:
-            value = np.zeros(n, dtype=np.float32)
+            value = np.zeros(len(nodes), dtype=np.float32)
         ownership = out.get("ownership")
         margins = None if ownership is None else ownership.sum(axis=1)
+        if "score" in out:
+            # the score head's lead has the komi in it; margins leave it out
+            komi = np.array([getattr(n, "komi", DEFAULT_KOMI) for n in nodes], np.float32)
+            black = np.array([n.to_move == BLACK for n in nodes])
+            margins = out["score"] + np.where(black, komi, -komi)
         return Evaluation(out["policy"], value, margins, ownership)
 
     def ownerships(self, nodes: Sequence, averaged: bool = True) -> Optional[np.ndarray]:

@@ -9,11 +9,20 @@ the features it was trained on never drift apart:
   white-to-move plane (16, 17) — the AlphaGo Zero input;
 - ``extended`` (26 planes): ``history``, then own stones with 1, 2 and >= 3
   liberties, opponent stones with 1, 2 and >= 3 liberties (18-23), the ko
-  point the side to move may not retake (24), and an all-ones plane (25).
+  point the side to move may not retake (24), and an all-ones plane (25);
+- ``komi`` (27 planes): ``extended``, then the komi from the side to move's
+  view (what it receives: ``+komi`` for White, ``-komi`` for Black) divided
+  by :data:`KOMI_SCALE` on every point (26), so one network judges any komi
+  and handicap. It is the only plane that is not 0/1, and it is last, so
+  stores keep the 0/1 planes packed and add it back from the komi and the
+  colour (:func:`komi_plane_value`).
 
 "Own" means the side to move. Layout is NHWC ``(batch, size, size, planes)``,
 float32, row 0 at the top (the board's row 0). Move targets are flat indexes
 ``row * size + col``; ``size * size`` is the pass.
+
+A position's komi is read from ``node.komi`` (search leaves carry their
+game's; :data:`DEFAULT_KOMI` for nodes without one) unless given.
 
 Speed: on-board cells are picked out of ``bytes(board.cells)`` with one
 precomputed index array per board size, and the history positions of one
@@ -30,8 +39,25 @@ import numpy as np
 from imago.game import BLACK, WHITE, GameBoard, GameMove
 from imago.game.coords import move_to_point, point_to_move
 
-PLANE_SETS: dict[str, int] = {"basic": 2, "history": 18, "extended": 26}
+PLANE_SETS: dict[str, int] = {"basic": 2, "history": 18, "extended": 26, "komi": 27}
 """Plane-set name -> number of planes."""
+
+BINARY_PLANES: dict[str, int] = {"basic": 2, "history": 18, "extended": 26, "komi": 26}
+"""Plane-set name -> number of its leading planes that are 0/1 (the rest, if
+any, is the komi plane)."""
+
+KOMI_SCALE = 20.0
+"""The komi plane holds the mover's komi divided by this."""
+
+DEFAULT_KOMI = 7.5
+"""Komi for a position that does not say (a game-tree node outside a search)."""
+
+
+def komi_plane_value(komi, color):
+    """The komi plane's value for ``color`` to move in a game of ``komi``
+    (numbers or numpy arrays): White receives the komi, Black gives it."""
+    sign = np.where(np.asarray(color) == WHITE, 1.0, -1.0)
+    return (sign * np.asarray(komi, dtype=np.float32) / KOMI_SCALE).astype(np.float32)
 
 HISTORY = 8
 """Positions of history in the ``history`` and ``extended`` sets."""
@@ -97,10 +123,13 @@ def _liberty_counts(board: GameBoard, cells: np.ndarray) -> np.ndarray:
 
 
 def encode_into(out: np.ndarray, node: GameMove, plane_set: str = "history",
-                color: Optional[int] = None) -> None:
+                color: Optional[int] = None, komi: Optional[float] = None) -> None:
     """Write the planes of the position at ``node`` with ``color`` to move
     (default: ``node.to_move``) into ``out``, a ``(size, size, planes)``
-    array of any numeric dtype (zeroed by the caller where needed)."""
+    array of any numeric dtype (zeroed by the caller where needed; the komi
+    plane needs a float dtype, or an ``out`` of the 0/1 planes only, which
+    leaves it out). ``komi`` defaults to ``node.komi`` (see the module
+    docstring)."""
     board = node.board
     size = board.size
     color = node.to_move if color is None else color
@@ -131,6 +160,10 @@ def encode_into(out: np.ndarray, node: GameMove, plane_set: str = "history",
     if board.ko_point and board.ko_color == color:
         flat[point_to_move(board.ko_point, size), 24] = 1
     flat[:, 25] = 1
+    if plane_set == "komi" and flat.shape[1] > 26:
+        if komi is None:
+            komi = getattr(node, "komi", DEFAULT_KOMI)
+        flat[:, 26] = komi_plane_value(komi, color)
 
 
 def encode(node: GameMove, plane_set: str = "history",
@@ -222,7 +255,7 @@ def augment_batch(planes: np.ndarray, moves: np.ndarray,
 
 
 __all__ = [
-    "PLANE_SETS", "HISTORY", "num_planes", "board_index", "point_to_move",
+    "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "DEFAULT_KOMI", "komi_plane_value", "HISTORY", "num_planes", "board_index", "point_to_move",
     "move_to_point", "board_array", "encode", "encode_into", "encode_batch",
     "legal_mask", "symmetry_tables", "apply_symmetry", "transform_move",
     "augment_batch",

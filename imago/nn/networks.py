@@ -44,6 +44,46 @@ def masked_mse(y_true, y_pred):
     return err * weight
 
 
+@keras.saving.register_keras_serializable(package="imago")
+def masked_ownership_mse(y_true, y_pred):
+    """Ownership loss: ``y_true[:, :-1]`` the final owner of each point from
+    the side to move, ``y_true[:, -1]`` a 0/1 weight (0: a game that ended
+    by resignation, whose final position says little about ownership)."""
+    weight = y_true[:, -1]
+    return ops.mean(ops.square(y_pred - y_true[:, :-1]), axis=-1) * weight
+
+
+SCORE_SCALE = 20.0
+"""The score head answers the lead in points divided by this."""
+
+
+@keras.saving.register_keras_serializable(package="imago")
+def masked_score_huber(y_true, y_pred):
+    """Score loss (Huber, quadratic within one :data:`SCORE_SCALE`):
+    ``y_true[:, 0]`` the final lead from the side to move, komi included,
+    divided by :data:`SCORE_SCALE`; ``y_true[:, 1]`` a 0/1 weight (0: the
+    game was not counted)."""
+    err = ops.abs(ops.reshape(y_pred, (-1,)) - y_true[:, 0])
+    huber = ops.where(err < 1.0, 0.5 * ops.square(err), err - 0.5)
+    return huber * y_true[:, 1]
+
+
+@keras.saving.register_keras_serializable(package="imago")
+class SizedPooling(layers.Layer):
+    """Global pooling that knows the board's size: the mean of each channel,
+    the mean scaled by ``(width - 14) / 10`` and the max (as KataGo pools),
+    so one set of head weights can answer differently on 9x9 and 19x19."""
+
+    def call(self, x):
+        mean = ops.mean(x, axis=(1, 2))
+        width = ops.cast(ops.shape(x)[1], x.dtype)
+        return ops.concatenate([mean, mean * (width - 14.0) / 10.0,
+                                ops.max(x, axis=(1, 2))], axis=-1)
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], 3 * input_shape[-1])
+
+
 def value_targets(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Pack value targets and their 0/1 weights for :func:`masked_mse`."""
     return np.stack([np.asarray(values, np.float32), np.asarray(mask, np.float32)], axis=1)
@@ -135,7 +175,7 @@ class NeuralNetwork:
 
     def compile(self, optimizer: str = "adam", learning_rate: float = 1e-3,
                 momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None,
-                policy_target: str = "moves") -> None:
+                policy_target: str = "moves", masked_ownership: bool = False) -> None:
         """Compile for training: policy cross-entropy, value MSE (games
         without a result are weighted 0), ownership MSE; the L2 penalty sits
         on the layers. ``optimizer`` is ``adam`` or ``sgd`` (with Nesterov
@@ -160,7 +200,10 @@ class NeuralNetwork:
         if policy_target == "distribution":
             all_losses["policy"] = weighted_policy_crossentropy
             policy_metrics = [TargetTop1(name="top1")]
-        weights = {"policy": 1.0, "value": 1.0, "ownership": 1.0}
+        if masked_ownership:
+            all_losses["ownership"] = masked_ownership_mse
+        all_losses["score"] = masked_score_huber
+        weights = {"policy": 1.0, "value": 1.0, "ownership": 1.0, "score": 1.0}
         weights.update(loss_weights or {})
         self.model.compile(
             optimizer=opt,
@@ -252,7 +295,8 @@ class NeuralNetwork:
     def evaluate(self, planes: np.ndarray) -> dict[str, np.ndarray]:
         """Run the network on a batch ``(n, size, size, planes)``; returns
         numpy arrays by head: ``policy (n, size*size+1)``, ``value (n,)``,
-        ``ownership (n, size*size)``."""
+        ``ownership (n, size*size)``, ``score (n,)`` (the lead in points
+        from the side to move, komi included)."""
         planes = np.asarray(planes, dtype=np.float32)
         if planes.ndim != 4 or planes.shape[3] != self.planes:
             raise ValueError(f"expected (batch, size, size, {self.planes}) planes, "
@@ -262,6 +306,8 @@ class NeuralNetwork:
         result = {k: np.asarray(v) for k, v in out.items()}
         if "value" in result:
             result["value"] = result["value"].reshape(-1)
+        if "score" in result:
+            result["score"] = result["score"].reshape(-1) * SCORE_SCALE
         return result
 
     def evaluate_nodes(self, nodes: Sequence, colors: Optional[Sequence[int]] = None,
@@ -465,24 +511,36 @@ class ConvNeuralNetwork(NeuralNetwork):
 
 class ResidualNeuralNetwork(NeuralNetwork):
     """AlphaGo Zero style: a 3x3 conv stem, ``blocks`` residual blocks of
-    ``filters`` (conv-BN-ReLU-conv-BN, skip, ReLU) and three heads, all
+    ``filters`` (conv-BN-ReLU-conv-BN, skip, ReLU) and heads that are all
     fully convolutional or globally pooled, so one model plays any size:
 
     - policy: 1x1 conv to one plane (the points) plus a pass logit from
       global pooling, softmax over ``size*size + 1``;
     - value: global pooling, Dense, tanh (from the side to move);
-    - ownership: 1x1 conv, tanh, ``size*size`` (from the side to move).
+    - ownership: 1x1 conv, tanh, ``size*size`` (from the side to move);
+    - score (with ``score=True``): from the value head's Dense layer, the
+      expected final lead of the side to move in points, komi included,
+      over :data:`SCORE_SCALE`.
+
+    ``pooling="sized"`` pools with :class:`SizedPooling` (mean, size-scaled
+    mean, max) instead of a plain mean: the multi-size network's heads.
     """
 
     architecture = "residual"
-    heads = ("policy", "value", "ownership")
     any_size = True
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        return ("policy", "value", "ownership") + (("score",) if self.params.get("score") else ())
 
     def build_model(self) -> keras.Model:
         reg = self.regularizer()
         blocks = int(self.params.get("blocks", 6))
         filters = int(self.params.get("filters", 64))
         head = int(self.params.get("head_filters", 32))
+        pooling = self.params.get("pooling", "mean")
+        if pooling not in ("mean", "sized"):
+            raise ValueError(f"unknown pooling {pooling!r}; choose mean or sized")
 
         def conv(x, f, k=3, name=None):
             return layers.Conv2D(f, k, padding="same", use_bias=False,
@@ -490,6 +548,9 @@ class ResidualNeuralNetwork(NeuralNetwork):
 
         def bn(x):
             return layers.BatchNormalization(epsilon=1e-5)(x)
+
+        def pool(x):
+            return SizedPooling()(x) if pooling == "sized" else layers.GlobalAveragePooling2D()(x)
 
         inp = keras.Input((None, None, self.planes), name="planes")
         x = layers.ReLU()(bn(conv(inp, filters)))
@@ -501,18 +562,20 @@ class ResidualNeuralNetwork(NeuralNetwork):
 
         p = layers.ReLU()(bn(conv(x, head, 1)))
         points = layers.Flatten()(layers.Conv2D(1, 1, kernel_regularizer=reg)(p))
-        pass_logit = layers.Dense(1, kernel_regularizer=reg)(layers.GlobalAveragePooling2D()(p))
+        pass_logit = layers.Dense(1, kernel_regularizer=reg)(pool(p))
         policy = layers.Softmax(name="policy")(layers.Concatenate()([points, pass_logit]))
 
         v = layers.ReLU()(bn(conv(x, head, 1)))
-        v = layers.GlobalAveragePooling2D()(v)
+        v = pool(v)
         v = layers.Dense(64, activation="relu", kernel_regularizer=reg)(v)
         value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+        outputs = {"policy": policy, "value": value}
 
         o = layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg)(x)
-        ownership = layers.Flatten(name="ownership")(o)
-        return keras.Model(inp, {"policy": policy, "value": value, "ownership": ownership},
-                           name=f"residual_{blocks}x{filters}")
+        outputs["ownership"] = layers.Flatten(name="ownership")(o)
+        if "score" in self.heads:
+            outputs["score"] = layers.Dense(1, kernel_regularizer=reg, name="score")(v)
+        return keras.Model(inp, outputs, name=f"residual_{blocks}x{filters}")
 
 
 ARCHITECTURES: dict[str, type[NeuralNetwork]] = {
@@ -539,6 +602,7 @@ def load_network(path: str | os.PathLike, board_size: Optional[int] = None) -> N
 __all__ = [
     "NeuralNetwork", "DenseNeuralNetwork", "ConvNeuralNetwork", "ResidualNeuralNetwork",
     "ModelSizeError", "ARCHITECTURES", "create_network", "load_network", "masked_mse",
+    "masked_ownership_mse", "masked_score_huber", "SizedPooling", "SCORE_SCALE",
     "value_targets", "metadata_path", "weighted_policy_crossentropy", "TargetTop1",
     "policy_distribution_targets",
 ]

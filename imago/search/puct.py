@@ -87,10 +87,11 @@ def action_of(point: Optional[int], size: int) -> int:
 class Leaf:
     """A position a descent reached, waiting for the evaluator."""
 
-    __slots__ = ("board", "to_move", "passes", "recent", "node", "path", "key")
+    __slots__ = ("board", "to_move", "passes", "recent", "node", "path", "key", "komi")
 
     def __init__(self, board, to_move: int, passes: int, recent: list, node: SearchNode,
-                 path: list, key: int):
+                 path: list, key: int, komi: float = 7.5):
+        self.komi = komi  # the game's, for networks that take it as an input
         self.board = board
         self.to_move = to_move
         self.passes = passes
@@ -162,7 +163,11 @@ class PUCTSearch:
     # ------------------------------------------------------------ the root
     def set_root(self, state: GameState, color: int) -> SearchNode:
         """The search root for ``state.current`` with ``color`` to move,
-        reusing the previous tree when the game moved along it (or back)."""
+        reusing the previous tree when the game moved along it (or back).
+        A new komi drops the cached evaluations (a network may take komi as
+        an input)."""
+        if state.komi != self.komi:
+            self.cache.clear()
         self.komi = state.komi
         current = state.current
         root = None
@@ -265,7 +270,7 @@ class PUCTSearch:
     def root_request(self) -> Leaf:
         """The root position as an evaluator request (after :meth:`set_root`)."""
         return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
-                    self.root, [], 0)
+                    self.root, [], 0, self.komi)
 
     def child_request(self, action: int) -> Leaf:
         """The position after the root player's ``action`` (legal) as an
@@ -277,7 +282,7 @@ class PUCTSearch:
         if getattr(self.evaluator, "history", HISTORY) > 1:
             recent = ([bytes(self.root_board.cells)] + self._root_recent)[:HISTORY - 1]
         passes = self.root_passes + 1 if point is None else 0
-        return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0)
+        return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0, self.komi)
 
     def needs_root_answer(self) -> bool:
         """Whether the root set by :meth:`set_root` needs the evaluator's
@@ -520,7 +525,7 @@ class PUCTSearch:
             self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
-        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key)
+        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key, self.komi)
 
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
