@@ -82,10 +82,11 @@ def test_gogui_analyze_commands_and_their_answers():
     text, _ = run([(0, "1 gogui-analyze_commands\n"), (0, "2 gogui-interrupt\n"),
                    (0, "3 imago-ownership\n"), (0, "4 imago-policy b\n"), (0, "5 imago-visits b\n"),
                    (0, "6 imago-pv b\n"), (0, "7 imago-params\n"), (0, "8 imago-params visits 33\n"),
-                   (0, "9 imago-params\n"), (0, "10 imago-params nonsense 1\n")])
+                   (0, "9 imago-params\n"), (0, "10 imago-params nonsense 1\n"),
+                   (0, "11 imago-score w\n")])
     answers = dict(re.findall(r"^[=?](\d+) ?(.*?)\n\n", text, re.S | re.M))
     kinds = [line.split("/")[0] for line in answers["1"].splitlines()]
-    assert kinds == ["cboard", "sboard", "dboard", "var", "param"]
+    assert kinds == ["cboard", "sboard", "dboard", "var", "gfx", "param"]
     assert answers["2"] == ""
     for key in ("3", "4", "5"):
         rows = answers[key].splitlines()
@@ -95,6 +96,16 @@ def test_gogui_analyze_commands_and_their_answers():
     assert "[string] visits 60" in answers["7"]
     assert "[string] visits 33" in answers["9"]
     assert "?10 unknown parameter" in text
+    labels, status = answers["11"].splitlines()
+    assert re.fullmatch(r"LABEL( [A-HJ-T]\d+ [+-]\d+\.\d)+", labels)
+    assert re.fullmatch(r"TEXT (Black|White) leads by \d+\.\d \(\d+ visits; .*\)", status)
+
+
+def test_lz_analyze_gives_the_score_lead_before_the_pv():
+    text, _ = run([(0, "lz-analyze b 10\n"), (0.4, "\n")])
+    line = text.split("\n")[1]
+    assert re.match(r"info move \S+ visits \d+ winrate \d+ prior \d+ lcb \d+ "
+                    r"scoreLead -?\d+\.\d\d order 0 pv ", line)
 
 
 def test_gogui_interrupt_stops_a_long_genmove():

@@ -119,13 +119,16 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
 
 
 def lz_line(results: list[SearchResult], size: int) -> str:
-    """Leela Zero's format: winrate, prior and lcb as integers x 10000."""
+    """Leela Zero's format: winrate, prior and lcb as integers x 10000,
+    with the optional ``scoreLead`` (points, for the side to move) that
+    Sabaki and Lizzie read, when the network predicts a score."""
     parts = []
     for order, r in enumerate(results):
         pv = " ".join(index_to_vertex(p, size) for p in r.pv)
+        lead = "" if r.score_lead is None else f"scoreLead {r.score_lead:.2f} "
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
                      f"winrate {round(r.winrate * 10000)} prior {round(r.prior * 10000)} "
-                     f"lcb {round(r.lcb * 10000)} order {order} pv {pv}")
+                     f"lcb {round(r.lcb * 10000)} {lead}order {order} pv {pv}")
     return " ".join(parts)
 
 

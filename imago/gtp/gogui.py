@@ -28,6 +28,7 @@ GOGUI_COMMANDS = [
     ("sboard", "Visit counts", "imago-visits %m"),
     ("dboard", "Ownership", "imago-ownership"),
     ("var", "Principal variation", "imago-pv %m"),
+    ("gfx", "Score lead", "imago-score %m"),
     ("param", "Search parameters", "imago-params"),
 ]
 PARAMS: dict[str, dict] = {
@@ -120,6 +121,27 @@ def _imago_pv(session: Session, who: int) -> str:
     if not results:
         return ""
     return " ".join(index_to_vertex(p, session.engine.state.size) for p in results[0].pv)
+
+
+@command("imago-score", color, pass_session=True)
+def _imago_score(session: Session, who: int) -> str:
+    """GoGui graphics: each searched candidate labelled with the lead it
+    leaves the side to move, in points (the network's score, backed up by
+    the search), and a status line with the position's lead for Black."""
+    search, root = short_search(session, who)
+    size = session.engine.state.size
+    summary = search.summary(root)
+    if summary.score_lead is None:
+        return "TEXT the network predicts no score (it has no score or ownership head)"
+    labels = [f"{index_to_vertex(r.point, size)} {r.score_lead:+.1f}"
+              for r in search.results(root, limit=10)
+              if r.point is not None and r.score_lead is not None]
+    black = summary.score_lead if who == 1 else -summary.score_lead
+    leader = "Black" if black >= 0 else "White"
+    lines = [f"LABEL {' '.join(labels)}"] if labels else []
+    lines.append(f"TEXT {leader} leads by {abs(black):.1f} ({summary.visits} visits; labels: "
+                 f"the lead for {'Black' if who == 1 else 'White'} after each move)")
+    return "\n".join(lines)
 
 
 def param_holders(engine: GameEngine, name: str) -> list:
