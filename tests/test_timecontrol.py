@@ -10,9 +10,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MAX_CLOCK_SECONDS,
-                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, SAFETY_FRACTION,
-                                      SAFETY_SECONDS, SAFETY_SHARE, TimeControl,
-                                      expected_game_moves)
+                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, PHASE_WEIGHTS,
+                                      RESERVE_WEIGHT, SAFETY_FRACTION, SAFETY_SECONDS,
+                                      SAFETY_SHARE, TimeControl, expected_game_moves,
+                                      main_time_fraction)
 from imago.game import BLACK, WHITE
 
 
@@ -73,13 +74,20 @@ def test_absolute_budget_shares_the_main_time():
     tc = TimeControl(5.0)  # the default does not apply under a clock
     tc.time_settings(600, 0, 0)
     first = tc.seconds_for_move(BLACK, 0, 19)
-    assert first == pytest.approx(margin(600 / (253 / 2), byo_yomi=False))
+    assert first == pytest.approx(margin(600 * main_time_fraction(0, 19), byo_yomi=False))
+    # the opening gets less than an even share over half the expected game
+    assert main_time_fraction(0, 19) < 1 / (253 / 2) < main_time_fraction(100, 19)
     # late in the game the time left is never spread over fewer than a
-    # third of the expected game or 10 moves
+    # third of the expected game or 10 moves (those to come counted at
+    # RESERVE_WEIGHT, the move itself at its phase weight)
+    late = PHASE_WEIGHTS[-1][1]
+    assert RESERVE_WEIGHT == 1.0
     assert tc.seconds_for_move(BLACK, 400, 19) == pytest.approx(
-        margin(600 / (253 / 3), byo_yomi=False))
-    assert tc.seconds_for_move(BLACK, 400, 9) == pytest.approx(margin(600 / 19, byo_yomi=False))
-    assert tc.seconds_for_move(BLACK, 400, 5) == pytest.approx(margin(60, byo_yomi=False))
+        margin(600 * late / (253 / 3), byo_yomi=False))
+    assert tc.seconds_for_move(BLACK, 400, 9) == pytest.approx(
+        margin(600 * late / 19, byo_yomi=False))
+    assert tc.seconds_for_move(BLACK, 400, 5) == pytest.approx(
+        margin(600 * late / 10, byo_yomi=False))
     tc.time_left(BLACK, 0, 0)
     assert tc.seconds_for_move(BLACK, 10, 19) == MIN_SECONDS
 

@@ -12,9 +12,24 @@ GTP gives the clock three ways:
   byo-yomi, as KGS sends them).
 
 :class:`TimeControl` keeps one :class:`Clock` per colour, runs it down itself
-with :meth:`TimeControl.record_move` when no ``time_left`` comes, and answers
+with :meth:`TimeControl.record_move` when no ``time_left`` comes (a
+``time_left`` always overrides that bookkeeping), and answers
 :meth:`TimeControl.seconds_for_move` with a safety margin so that imago does
 not lose on time. No GTP text is parsed here beyond the numbers handed in.
+
+Main time is shared by game phase, on every board size: a move gets the
+main time left times its weight over the weights of the moves still to come
+(:func:`main_time_fraction`). The weight (:data:`PHASE_WEIGHTS`) goes from
+0.4 at the first move to 1.5 in the middle game (20% to 60% of
+:func:`expected_game_moves`) and back to 0.4 at the expected end: opening
+moves are mostly known shapes and late endgame moves small, while the middle
+game's fights decide the game. Each move gets a fraction below one of what
+is left, so the budgets never add up to more than the main time (but for
+the :data:`MIN_SECONDS` floor when it is all but out). Absolute time keeps
+a reserve for long games; with byo-yomi to follow, the main time is planned
+to last only to the expected end and a move never gets less than a
+byo-yomi move, which is the period (Japanese) or the block over its stones
+(Canadian; less when the block left is shorter), less the margin.
 """
 
 from __future__ import annotations
@@ -44,19 +59,72 @@ MAX_CLOCK_SECONDS = 2**31 - 1
 ``int`` range, some 68 years. Larger or negative values are refused."""
 MAX_MOVE_SECONDS = 300.0
 """The most a clock gives one move, however much time is left: an 8-hour
-main time (the longest in professional play) shares out at most 343 s a
+main time (the longest in professional play) gives at most some 275 s a
 move on 19x19, and a search tree grows by about 700 bytes a visit, so a
 huge clock (``time_settings 2147483647 0 0``) makes moves of minutes, not
 of days and gigabytes. (``--time`` on the command line is not capped.)"""
 MIN_MOVES_LEFT = 10
-"""Main time is never shared over fewer of our own moves than this, nor
-over fewer than a third of a game's expected length (long games happen)."""
+"""Main time is never shared over fewer of our own moves than this (no
+move gets more than this fraction of it), nor, in absolute time, over fewer
+than a third of a game's expected length (long games happen)."""
+PHASE_WEIGHTS = ((0.0, 0.4), (0.2, 1.5), (0.6, 1.5), (1.0, 0.4))
+"""A move's weight in the share of main time by how far the game has gone
+(move number over :func:`expected_game_moves`): linear between these
+points, flat before the first and after the last. On 19x19 moves 51 to 151
+weigh 1.5, move 0 and moves 253 on 0.4."""
+RESERVE_WEIGHT = 1.0
+"""The weight a move past the expected end counts with when it is still to
+come: the reserve absolute time keeps for long games (a third of the
+expected game) is planned at full weight, an average move's, so that an
+overlong game finds it there; the move itself, when it comes, gets its
+phase weight, 0.4."""
 
 
 def expected_game_moves(board_size: int) -> int:
-    """Rough length of a game (both colours) on ``board_size``: 252 on
-    19x19, 60 on 9x9."""
+    """Rough length of a game (both colours) on ``board_size``: 253 on
+    19x19, 57 on 9x9."""
     return max(2 * MIN_MOVES_LEFT, round(0.7 * board_size * board_size))
+
+
+def phase_weight(move_number: int, board_size: int) -> float:
+    """The weight of move ``move_number`` (0 the first) in the share of
+    main time (see :data:`PHASE_WEIGHTS`)."""
+    x = move_number / expected_game_moves(board_size)
+    (x0, w0) = PHASE_WEIGHTS[0]
+    if x <= x0:
+        return w0
+    for x1, w1 in PHASE_WEIGHTS[1:]:
+        if x <= x1:
+            return w0 + (w1 - w0) * (x - x0) / (x1 - x0)
+        x0, w0 = x1, w1
+    return w0
+
+
+def _planned_weight(move_number: int, board_size: int, expected: int) -> float:
+    """A move's weight when it is still to come (see :data:`RESERVE_WEIGHT`)."""
+    if move_number >= expected:
+        return RESERVE_WEIGHT
+    return phase_weight(move_number, board_size)
+
+
+def main_time_fraction(moves_played: int, board_size: int,
+                       long_games: bool = True) -> float:
+    """The fraction of the main time left that the move at ``moves_played``
+    gets: its phase weight over the weights of the player's moves still to
+    come (every other move), counted over half the rest of the expected
+    game but never fewer than :data:`MIN_MOVES_LEFT` moves nor, with
+    ``long_games`` (absolute time), a third of the expected game. Always
+    in (0, 1 / MIN_MOVES_LEFT]; with equal weights it is one over the
+    moves left."""
+    expected = expected_game_moves(board_size)
+    floor = max(MIN_MOVES_LEFT, expected / 3) if long_games else MIN_MOVES_LEFT
+    moves_left = max(floor, (expected - moves_played) / 2)
+    whole = int(moves_left)
+    total = sum(_planned_weight(moves_played + 2 * k, board_size, expected)
+                for k in range(whole))
+    total += (moves_left - whole) * _planned_weight(moves_played + 2 * whole, board_size,
+                                                    expected)
+    return min(1 / MIN_MOVES_LEFT, phase_weight(moves_played, board_size) / total)
 
 
 @dataclass
@@ -196,17 +264,20 @@ class TimeControl:
     # ------------------------------------------------------------ budget
     def seconds_for_move(self, color: int, moves_played: int,
                          board_size: int) -> Optional[float]:
-        """Seconds ``color`` may think on its next move: None when neither
-        a clock nor a default is set, the default without a clock, else a
-        share of the time left minus a safety margin (10% plus 0.5 s; with
-        byo-yomi, 10% plus 20% when that is less; never below
-        :data:`MIN_SECONDS` nor above :data:`MAX_MOVE_SECONDS`)."""
+        """Seconds ``color`` may think on its next move (``moves_played``
+        moves, both colours, before it): None when neither a clock nor a
+        default is set, the default without a clock, else the move's share
+        of the main time left by game phase (:func:`main_time_fraction`),
+        at least a byo-yomi move when byo-yomi follows, minus a safety
+        margin (10% plus 0.5 s; with byo-yomi, 10% plus 20% when that is
+        less; never below :data:`MIN_SECONDS` nor above
+        :data:`MAX_MOVE_SECONDS`)."""
         if self.unlimited:
             return self.default_seconds
         clock = self.clock(color)
-        expected = expected_game_moves(board_size)
-        moves_left = max(MIN_MOVES_LEFT, expected / 3, (expected - moves_played) / 2)
-        main_share = max(clock.main, 0.0) / moves_left
+        fraction = main_time_fraction(moves_played, board_size,
+                                      long_games=self.system == ABSOLUTE)
+        main_share = max(clock.main, 0.0) * fraction
         if self.system == ABSOLUTE:
             budget = main_share
         elif clock.main > 0:
@@ -220,11 +291,17 @@ class TimeControl:
         return min(MAX_MOVE_SECONDS, max(MIN_SECONDS, budget * (1 - SAFETY_FRACTION) - margin))
 
     def _byo_yomi_move(self, clock: Clock, fresh: bool) -> float:
-        """Time for one move in byo-yomi (a fresh period, or as it stands)."""
+        """Time for one move in byo-yomi (a fresh period, or as it stands).
+        A Canadian move gets the block over its stones, or what is left of
+        it over the stones left when that is less: time saved earlier in
+        the block is not handed out again but kept for the lag the engine
+        cannot see (without ``time_left`` the last stones would otherwise
+        carry all of it)."""
         if self.system == CANADIAN:
+            share = self.byo_yomi_time / max(1, self.byo_yomi_stones)
             if fresh:
-                return self.byo_yomi_time / max(1, self.byo_yomi_stones)
-            return max(clock.period, 0.0) / max(1, clock.stones)
+                return share
+            return min(share, max(clock.period, 0.0) / max(1, clock.stones))
         if fresh:
             return self.byo_yomi_time
         return max(clock.period, 0.0) if clock.stones > 0 else 0.0
