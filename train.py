@@ -4,6 +4,9 @@
     python train.py FILES...            supervised training on records
     python train.py selfplay ...        self-play games only (--help for the options)
     python train.py rl --dir RUN ...    the AlphaGo Zero loop (--help for the options)
+    python train.py stream --dir RUN FILES...
+                                        one network for several board sizes, streamed
+                                        and resumable (--help for the options)
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -34,7 +37,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
         description="Train an imago network on SGF game records (files, folders or globs).\n"
                     "Bad files are named and skipped; a checkpoint is kept after every epoch\n"
                     "(--resume goes on from it). Self-play: `train.py selfplay --help` and\n"
-                    "`train.py rl --help` (the AlphaGo Zero loop).",
+                    "`train.py rl --help` (the AlphaGo Zero loop); several board sizes in\n"
+                    "one network: `train.py stream --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -110,15 +114,18 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
     return p, p.parse_args(argv)
 
 
-SUBCOMMANDS = {"selfplay": "selfplay_main", "rl": "rl_main"}
-"""First words that name a subcommand (a records folder called so: ./rl)."""
+SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
+               "stream": ("stream_cli", "stream_main")}
+"""First words that name a subcommand, and its module and function (a
+records folder called so: ./rl)."""
 
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        from imago.training import rl_cli
+        from importlib import import_module
 
-        return getattr(rl_cli, SUBCOMMANDS[argv[0]])(argv[1:])
+        module, function = SUBCOMMANDS[argv[0]]
+        return getattr(import_module(f"imago.training.{module}"), function)(argv[1:])
     parser, args = parse_args(argv)
     config = TrainConfig(**vars(args))
     try:

@@ -585,6 +585,39 @@ ARCHITECTURES: dict[str, type[NeuralNetwork]] = {
 }
 
 
+def transfer_weights(source: NeuralNetwork, target: NeuralNetwork) -> int:
+    """Start ``target`` from a trained ``source`` of the same architecture
+    family: their layers with weights are paired in order, a weight of the
+    same shape is copied, and a larger one gets the source's values in its
+    leading slice and zeros elsewhere (a new input plane, wider pooling).
+    Layers ``target`` has beyond the source's (a new head) keep their
+    initial weights. Returns the number of layers copied; ValueError when
+    the two do not pair up."""
+    heads = set(target.heads) - set(source.heads)  # named output layers the source lacks
+    pairs = zip([layer for layer in source.model.layers if layer.weights],
+                [layer for layer in target.model.layers
+                 if layer.weights and layer.name not in heads])
+    copied = 0
+    for old, new in pairs:
+        if type(old) is not type(new) or len(old.weights) != len(new.weights):
+            raise ValueError(f"layer {new.name} ({type(new).__name__}) has no match in the "
+                             f"source ({old.name}, {type(old).__name__})")
+        values = []
+        for have, want in zip(old.get_weights(), new.get_weights()):
+            if have.shape == want.shape:
+                values.append(have)
+                continue
+            if have.ndim != want.ndim or any(h > w for h, w in zip(have.shape, want.shape)):
+                raise ValueError(f"layer {new.name}: weights {have.shape} do not fit "
+                                 f"{want.shape}")
+            grown = np.zeros_like(want)
+            grown[tuple(slice(0, h) for h in have.shape)] = have
+            values.append(grown)
+        new.set_weights(values)
+        copied += 1
+    return copied
+
+
 def create_network(architecture: str, board_size: int = 9, plane_set: str = "history",
                    **params: Any) -> NeuralNetwork:
     """A new network of a registered architecture."""
@@ -603,6 +636,7 @@ __all__ = [
     "NeuralNetwork", "DenseNeuralNetwork", "ConvNeuralNetwork", "ResidualNeuralNetwork",
     "ModelSizeError", "ARCHITECTURES", "create_network", "load_network", "masked_mse",
     "masked_ownership_mse", "masked_score_huber", "SizedPooling", "SCORE_SCALE",
+    "transfer_weights",
     "value_targets", "metadata_path", "weighted_policy_crossentropy", "TargetTop1",
     "policy_distribution_targets",
 ]

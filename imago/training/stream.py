@@ -1,0 +1,387 @@
+"""Streamed, size-mixed training data: packed shards on disk, a replayable plan.
+
+The records of every board size go into one run. Each chunk of
+:data:`CHUNK_FILES` SGF files (never mixing folders) is read once and cached
+as one shard per board size it holds (``.npz``), with a small manifest
+(``.json``) of the games and sample counts in it, so a run can plan its
+batches without loading a shard. Planes are stored bit-packed (the 0/1
+planes only; the komi plane is rebuilt from each sample's komi and colour),
+about 1.2 KB per 19x19 position, and only one group of shards is in memory
+at a time: the data never has to fit in memory.
+
+A sample is one move of a record (the random opening moves ``index.tsv``
+lists are skipped), from the mover's view: the move (policy target), the
+game's winner (value; weight 0 without a result), the final ownership
+(weight 1 only when the game was counted: a numeric result or ``TB``/``TW``
+markup; a resigned game's last position says little about ownership), the
+final lead in points with the komi (weight 1 for a numeric result, ``RE``
+``B+3.5``), the komi and the colour.
+
+The order of batches is a pure function of the seed and the step
+(:class:`Plan`): epoch ``e`` shuffles the shards with ``seed, e``, takes
+them :data:`GROUP_SHARDS` at a time, shuffles each size's training samples
+in the group and cuts full batches of one size (a network call takes one
+size), and shuffles the group's batches. A run stopped at any step goes on
+from that very batch. Augmentation (a random symmetry per sample and, for
+counted games, a random komi shift that moves the lead and perhaps the
+winner with it) is seeded by the step too.
+
+NumPy only: Keras is not imported here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from imago.nn.features import BINARY_PLANES, augment_batch, komi_plane_value, num_planes
+from imago.sgf import find_sgf_files
+
+from .data import (_file_key, game_samples, is_validation_game, load_shard, opening_moves_to_skip,
+                   readable_files, save_shard)
+from .games import load_games
+
+log = logging.getLogger("imago.training")
+
+STREAM_VERSION = 1
+CHUNK_FILES = 32
+"""SGF files per cached chunk."""
+GROUP_SHARDS = 16
+"""Shards in memory at once; batches mix the samples of one group."""
+SCORE_SCALE = 20.0
+"""Lead targets are given in points over this (the score head's scale,
+:data:`imago.nn.networks.SCORE_SCALE`, which this module cannot import)."""
+KOMI_SHIFT = 8
+"""Counted games get a random komi shift of up to this many points."""
+
+
+def binary_plane_set(plane_set: str) -> str:
+    """The plane set whose planes are the 0/1 planes of ``plane_set``."""
+    return "extended" if plane_set == "komi" else plane_set
+
+
+# ------------------------------------------------------------------ one game
+def result_lead(result: Optional[str]) -> Optional[float]:
+    """Black's final lead from an ``RE`` value (``B+3.5``: 3.5, ``W+12``:
+    -12, ``0``/``Draw``/``Jigo``: 0); None for a resignation, a loss on
+    time, a forfeit, no result or anything else."""
+    if not result:
+        return None
+    text = result.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(text) > 2 and text[0] in "BW" and text[1] == "+":
+        try:
+            lead = float(text[2:])
+        except ValueError:
+            return None
+        return lead if text[0] == "B" else -lead
+    return None
+
+
+def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = None,
+                gnugo=None) -> dict[str, np.ndarray]:
+    """The samples of one game for a stream shard (see the module docstring)."""
+    arrays = game_samples(state, binary_plane_set(plane_set), skip, path, gnugo)
+    n = len(arrays["moves"])
+    if not n:
+        return arrays  # named as a game without moves by the caller
+    size = state.size
+    planes = arrays.pop("planes")
+    arrays["planes"] = np.packbits(planes.reshape(n, -1), axis=1)
+    moves = [node for node in state.root.main_line() if node.is_move][skip:]
+    color = np.array([node.color for node in moves], dtype=np.int8)
+    black = np.where(color == 1, 1.0, -1.0).astype(np.float32)
+    result = (state.root.properties.get("RE") or [None])[0]
+    lead = result_lead(result)
+    last = moves[-1].properties if moves else {}
+    marked = any(k in props for props in (last, state.root.properties) for k in ("TB", "TW"))
+    arrays["komi"] = np.full(n, state.komi, dtype=np.float32)
+    arrays["color"] = color
+    arrays["lead"] = (black * (lead or 0.0)).astype(np.float32)
+    arrays["lead_mask"] = np.full(n, lead is not None, dtype=np.uint8)
+    arrays["own_mask"] = np.full(n, lead is not None or marked, dtype=np.uint8)
+    arrays["ownership"] = arrays["ownership"].reshape(n, size * size)
+    return arrays
+
+
+# ------------------------------------------------------------------ shards
+def chunk_key(files: list[Path], plane_set: str, dead: str) -> str:
+    blob = json.dumps({"v": STREAM_VERSION, "planes": plane_set, "dead": dead,
+                       "files": [_file_key(f) for f in files]})
+    return hashlib.sha1(blob.encode()).hexdigest()[:20]
+
+
+def build_chunk(files: list[Path], plane_set: str, gnugo=None
+                ) -> tuple[dict[int, dict[str, np.ndarray]], list[str]]:
+    """Read a chunk of files: ``({size: arrays}, problems)``, each problem a
+    file or game that was skipped and why."""
+    by_size: dict[int, list[dict]] = {}
+    names: dict[int, list[str]] = {}
+    problems: list[str] = []
+    for path in files:
+        try:
+            games = load_games(path)
+        except OSError as err:
+            problems.append(f"{path}: cannot read it ({err.strerror or err})")
+            continue
+        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
+            problems.append(str(err) if str(path) in str(err) else f"{path}: {err}")
+            continue
+        opening = opening_moves_to_skip(path)
+        for g, state in enumerate(games):
+            name = str(path) if len(games) == 1 else f"{path}#{g}"
+            try:
+                arrays = game_arrays(state, plane_set, opening, path, gnugo)
+            except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
+                problems.append(f"{name}: {err}")
+                continue
+            if not len(arrays["moves"]):
+                problems.append(f"{name}: no moves to learn from")
+                continue
+            size = state.size
+            arrays["game"] = np.full(len(arrays["moves"]), len(names.setdefault(size, [])),
+                                     dtype=np.int32)
+            names[size].append(name)
+            by_size.setdefault(size, []).append(arrays)
+    out = {}
+    for size, parts in by_size.items():
+        merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        merged["names"] = np.array(names[size], dtype=str)
+        out[size] = merged
+    return out, problems
+
+
+@dataclass
+class Shard:
+    """One cached shard: its file, board size and the sample count of each
+    game in it (from the manifest)."""
+
+    path: Path
+    size: int
+    games: list[tuple[str, int]]
+
+
+def prepare_shards(inputs: Iterable[str], plane_set: str, sizes: Sequence[int],
+                   cache_dir: Path, dead: str = "markup", gnugo=None,
+                   progress: Optional[Callable[[str], None]] = None
+                   ) -> tuple[list[Shard], list[str], int]:
+    """Build (or find cached) the shards of ``inputs`` for the board sizes
+    ``sizes``: ``(shards, problems, chunks built)``. Games of other sizes
+    are named in the problems and left out."""
+    files, problems = find_sgf_files(inputs)
+    files = readable_files(files, problems)
+    chunks: list[list[Path]] = []
+    for f in files:
+        if chunks and chunks[-1][0].parent == f.parent and len(chunks[-1]) < CHUNK_FILES:
+            chunks[-1].append(f)
+        else:
+            chunks.append([f])
+    folder = cache_dir / "stream"
+    shards: list[Shard] = []
+    built = 0
+    for number, chunk in enumerate(chunks):
+        key = chunk_key(chunk, plane_set, dead)
+        manifest_path = folder / f"{plane_set}-{key}.json"
+        fresh = not manifest_path.exists()
+        if fresh:
+            by_size, chunk_problems = build_chunk(chunk, plane_set, gnugo)
+            manifest = {"problems": chunk_problems, "sizes": {}}
+            for size, arrays in by_size.items():
+                games = [(str(n), int(c)) for n, c in
+                         zip(arrays["names"], np.bincount(arrays["game"]))]
+                save_shard(folder / f"{plane_set}-{key}-{size}.npz", arrays)
+                manifest["sizes"][str(size)] = games
+            tmp = manifest_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(manifest))
+            os.replace(tmp, manifest_path)
+            built += 1
+        manifest = json.loads(manifest_path.read_text())
+        problems.extend(manifest["problems"])
+        for size_text, games in manifest["sizes"].items():
+            size = int(size_text)
+            if size in sizes:
+                shards.append(Shard(folder / f"{plane_set}-{key}-{size}.npz", size,
+                                    [(n, c) for n, c in games]))
+            else:
+                problems.extend(f"{n}: {size}x{size} game, not one of the sizes "
+                                f"{', '.join(map(str, sizes))}" for n, _ in games)
+        if progress:
+            progress(f"chunk {number + 1}/{len(chunks)} of {chunk[0].parent.name}: "
+                     f"{'built' if fresh else 'cached'}")
+    return shards, problems, built
+
+
+# ------------------------------------------------------------------ samples
+def split_mask(shard_arrays: dict, validation: float) -> np.ndarray:
+    """True for the samples of a shard's validation games."""
+    names = shard_arrays["names"]
+    val_game = np.array([is_validation_game(str(n), validation) for n in names], dtype=bool)
+    return val_game[shard_arrays["game"]] if len(names) else np.zeros(0, bool)
+
+
+def train_count(shard: Shard, validation: float) -> int:
+    """Training samples of a shard, from its manifest."""
+    return sum(c for n, c in shard.games if not is_validation_game(n, validation))
+
+
+def take(arrays: dict, index: np.ndarray) -> dict:
+    """The rows ``index`` of a shard's per-sample arrays."""
+    return {k: v[index] for k, v in arrays.items() if k not in ("names",)}
+
+
+def concat(parts: list[dict]) -> dict:
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def make_batch(rows: dict, size: int, plane_set: str, heads: Sequence[str],
+               rng: Optional[np.random.Generator]) -> tuple[np.ndarray, dict]:
+    """``(planes float32, targets by head)`` of the samples ``rows`` (a
+    dict of per-sample arrays of one size); with ``rng``, a random symmetry
+    per sample and a random komi shift for counted games."""
+    n = len(rows["moves"])
+    binary = BINARY_PLANES[plane_set]
+    bits = np.unpackbits(rows["planes"], axis=1, count=size * size * binary)
+    planes = bits.reshape(n, size, size, binary)
+    moves = rows["moves"].astype(np.int64)
+    own = rows["ownership"].astype(np.float32)
+    komi = rows["komi"].astype(np.float32)
+    lead = rows["lead"].astype(np.float32)
+    value = rows["values"].astype(np.float32)
+    if rng is not None:
+        planes, moves, own = augment_batch(planes, moves, own, rng.integers(0, 8, size=n))
+        shift = rng.integers(-KOMI_SHIFT, KOMI_SHIFT + 1, size=n).astype(np.float32)
+        shift *= (rows["lead_mask"] == 1) & (rng.random(n) < 0.5)
+        komi = komi + shift
+        # a bigger komi lowers Black's lead, raises White's
+        lead = lead - shift * np.where(rows["color"] == 1, 1.0, -1.0)
+        value = np.where(shift != 0, np.sign(lead), value).astype(np.float32)
+    x = planes.astype(np.float32)
+    if num_planes(plane_set) > binary:
+        komi_plane = np.broadcast_to(komi_plane_value(komi, rows["color"])[:, None, None, None],
+                                     (n, size, size, 1))
+        x = np.concatenate([x, komi_plane], axis=3)
+    y = {"policy": moves.astype(np.int32)}
+    if "value" in heads:
+        y["value"] = np.stack([value, rows["value_mask"].astype(np.float32)], axis=1)
+    if "ownership" in heads:
+        y["ownership"] = np.concatenate([own, rows["own_mask"][:, None].astype(np.float32)],
+                                        axis=1)
+    if "score" in heads:
+        y["score"] = np.stack([lead / SCORE_SCALE, rows["lead_mask"].astype(np.float32)],
+                              axis=1)
+    return x, y
+
+
+# ------------------------------------------------------------------ the plan
+class Plan:
+    """Which batch comes at which step (see the module docstring)."""
+
+    def __init__(self, shards: list[Shard], batch_size: int, validation: float, seed: int):
+        self.shards = shards
+        self.batch_size = batch_size
+        self.validation = validation
+        self.seed = seed
+        self.counts = [train_count(s, validation) for s in shards]
+        self._epochs: dict[int, list[list[int]]] = {}
+        self._lengths: list[int] = []  # steps of epochs 0, 1, ...
+        self._group: Optional[tuple] = None  # (epoch, group number, batches)
+
+    def groups(self, epoch: int) -> list[list[int]]:
+        """The shard numbers of each group of ``epoch``."""
+        if epoch not in self._epochs:
+            order = np.random.default_rng([self.seed, epoch]).permutation(len(self.shards))
+            self._epochs[epoch] = [order[i:i + GROUP_SHARDS].tolist()
+                                   for i in range(0, len(order), GROUP_SHARDS)]
+        return self._epochs[epoch]
+
+    def group_batches(self, group: list[int]) -> int:
+        """Batches a group gives (full batches per size)."""
+        per_size: dict[int, int] = {}
+        for i in group:
+            per_size[self.shards[i].size] = per_size.get(self.shards[i].size, 0) + self.counts[i]
+        return sum(c // self.batch_size for c in per_size.values())
+
+    def epoch_steps(self, epoch: int) -> int:
+        """Steps of one epoch (it varies a little: each group drops the
+        samples short of a full batch of each size)."""
+        while len(self._lengths) <= epoch:
+            groups = self.groups(len(self._lengths))
+            self._lengths.append(sum(self.group_batches(g) for g in groups))
+        return self._lengths[epoch]
+
+    def locate(self, step: int) -> tuple[int, int, int]:
+        """``(epoch, group, batch within the group)`` of a step."""
+        if self.epoch_steps(0) < 1:
+            raise ValueError(f"too few training samples for one batch of {self.batch_size} "
+                             "of one size")
+        epoch, rest = 0, step
+        while rest >= self.epoch_steps(epoch):
+            rest -= self.epoch_steps(epoch)
+            epoch += 1
+        for number, group in enumerate(self.groups(epoch)):
+            count = self.group_batches(group)
+            if rest < count:
+                return epoch, number, rest
+            rest -= count
+        raise AssertionError("step beyond its epoch")
+
+    def _load_group(self, epoch: int, number: int) -> list[tuple[int, dict, np.ndarray]]:
+        """The batches of a group: ``(size, samples, index)`` each."""
+        group = self.groups(epoch)[number]
+        by_size: dict[int, list[dict]] = {}
+        for i in group:
+            shard = self.shards[i]
+            arrays = load_shard(shard.path)
+            keep = np.flatnonzero(~split_mask(arrays, self.validation))
+            by_size.setdefault(shard.size, []).append(take(arrays, keep))
+        rng = np.random.default_rng([self.seed, epoch, number, 1])
+        batches = []
+        for size in sorted(by_size):
+            samples = concat(by_size[size])
+            order = rng.permutation(len(samples["moves"]))
+            for k in range(len(order) // self.batch_size):
+                batches.append((size, samples, order[k * self.batch_size:(k + 1) * self.batch_size]))
+        return [batches[i] for i in rng.permutation(len(batches))]
+
+    def batch(self, step: int, plane_set: str, heads: Sequence[str], augment: bool = True
+              ) -> tuple[np.ndarray, dict]:
+        """The inputs and targets of training step ``step``."""
+        epoch, number, k = self.locate(step)
+        if self._group is None or self._group[:2] != (epoch, number):
+            self._group = (epoch, number, self._load_group(epoch, number))
+        size, samples, index = self._group[2][k]
+        rng = np.random.default_rng([self.seed, step, 2]) if augment else None
+        return make_batch(take(samples, index), size, plane_set, heads, rng)
+
+
+def validation_samples(shards: list[Shard], validation: float, per_size: int,
+                       seed: int = 0) -> dict[int, dict]:
+    """Up to ``per_size`` validation samples of each size (a fixed random
+    choice), as per-sample arrays."""
+    by_size: dict[int, list[dict]] = {}
+    for shard in shards:
+        if all(not is_validation_game(n, validation) for n, _ in shard.games):
+            continue
+        arrays = load_shard(shard.path)
+        by_size.setdefault(shard.size, []).append(
+            take(arrays, np.flatnonzero(split_mask(arrays, validation))))
+    out = {}
+    for size, parts in by_size.items():
+        samples = concat(parts)
+        count = len(samples["moves"])
+        index = np.sort(np.random.default_rng([seed, size]).permutation(count)[:per_size])
+        if len(index):
+            out[size] = take(samples, index)
+    return out
+
+
+__all__ = ["result_lead", "game_arrays", "build_chunk", "prepare_shards", "Shard", "Plan",
+           "make_batch", "validation_samples", "binary_plane_set", "STREAM_VERSION"]
