@@ -1,0 +1,396 @@
+"""Streamed, size-mixed training data and runs (``train.py stream``): RE
+leads, packed planes that unpack to the ``extended`` planes, lead and
+ownership masks, sizes not asked and broken files named, a plan that is a
+pure function of seed and step (no sample twice an epoch, validation games
+kept out, one size a batch), the komi shift, and a tiny run that resumes
+exactly after an interruption and refuses changed data options."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from imago.game import BLACK, WHITE, GameState, format_sgf_point, from_index
+from imago.nn.features import KOMI_SCALE, encode, komi_plane_value
+from imago.training import stream as S
+from imago.training.data import is_validation_game
+from imago.training.games import load_games
+
+
+def game_sgf(seed: int, size: int = 9, moves: int = 24, result: str = "B+3.5",
+             komi: float = 7.5, extra: str = "") -> str:
+    """A record of ``moves`` random legal moves (eyes left alone)."""
+    rng = random.Random(seed)
+    state, color, nodes = GameState(size), BLACK, []
+    for _ in range(moves):
+        p = state.board.random_move(color, rng)
+        state.play(color, p)
+        point = "" if p is None else format_sgf_point(from_index(p, size))
+        nodes.append(f";{'B' if color == BLACK else 'W'}[{point}]")
+        color = 3 - color
+    re = f"RE[{result}]" if result else ""
+    return f"(;GM[1]FF[4]SZ[{size}]KM[{komi:g}]{re}{''.join(nodes)}{extra})\n"
+
+
+RESULTS = ["B+3.5", "W+R", "W+12", "B+R", "0", "W+0.5"]
+
+
+def write_records(folder: Path, count: int, size: int, moves: int = 24, first: int = 0) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(first, first + count):
+        (folder / f"g{size}-{i:02d}.sgf").write_text(
+            game_sgf(100 * size + i, size, moves, RESULTS[i % len(RESULTS)],
+                     komi=(7.5, 6.5, 0.5)[i % 3]))
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory):
+    """12 9x9 and 8 13x13 records in two folders, and the shards of both."""
+    root = tmp_path_factory.mktemp("records")
+    write_records(root / "nine", 12, 9)
+    write_records(root / "thirteen", 8, 13)
+    shards, problems, built = S.prepare_shards([str(root)], "komi", [9, 13], root / "cache")
+    assert problems == [] and built == 2
+    return root, shards
+
+
+# ------------------------------------------------------------------ one game
+@pytest.mark.parametrize("text, lead", [
+    ("B+3.5", 3.5), ("W+12", -12.0), ("w+0.5", -0.5), ("0", 0.0), ("Draw", 0.0),
+    ("Jigo", 0.0), ("B+R", None), ("W+T", None), ("B+Resign", None), ("W+F", None),
+    (None, None), ("", None), ("B+", None), ("?", None), ("Void", None)])
+def test_result_lead(text, lead):
+    assert S.result_lead(text) == lead
+
+
+def test_packed_planes_unpack_to_the_extended_planes(tmp_path):
+    path = tmp_path / "g.sgf"
+    path.write_text(game_sgf(3, 9, 20, "B+3.5", komi=6.5))
+    state = load_games(path)[0]
+    arrays = S.game_arrays(state, "komi")
+    moves = [n for n in state.root.main_line() if n.is_move]
+    assert arrays["planes"].dtype == np.uint8 and arrays["planes"].shape == (20, 81 * 26 // 8 + 1)
+    x, y = S.make_batch(arrays, 9, "komi", ("policy", "value", "ownership", "score"), None)
+    assert x.shape == (20, 9, 9, 27)
+    for i in (0, 1, 7, 19):
+        node = moves[i]
+        want = encode(node.parent, "extended", node.color)
+        assert np.array_equal(x[i, ..., :26], want), i
+        assert np.allclose(x[i, ..., 26], komi_plane_value(6.5, node.color))
+    assert [int(m) for m in y["policy"]] == [int(m) for m in arrays["moves"]]
+    colors = [n.color for n in moves]
+    assert arrays["color"].tolist() == colors and np.all(arrays["komi"] == 6.5)
+
+
+def test_lead_and_ownership_masks_counted_resigned_and_marked(tmp_path):
+    counted, resigned, marked = (tmp_path / f"{n}.sgf" for n in ("counted", "resigned", "marked"))
+    counted.write_text(game_sgf(1, 9, 16, "B+3.5"))
+    resigned.write_text(game_sgf(1, 9, 16, "W+R"))
+    marked.write_text(game_sgf(1, 9, 16, "W+R", extra=""))
+    marked.write_text(marked.read_text().replace("RE[W+R]", "RE[W+R]TW[aa]"))
+    a = S.game_arrays(load_games(counted)[0], "komi")
+    black = a["color"] == BLACK
+    assert a["lead_mask"].all() and a["own_mask"].all() and a["value_mask"].all()
+    assert np.all(a["lead"][black] == 3.5) and np.all(a["lead"][~black] == -3.5)
+    assert np.all(a["values"][black] == 1) and np.all(a["values"][~black] == -1)
+    r = S.game_arrays(load_games(resigned)[0], "komi")
+    assert not r["lead_mask"].any() and not r["own_mask"].any()
+    assert np.all(r["lead"] == 0) and r["value_mask"].all()
+    m = S.game_arrays(load_games(marked)[0], "komi")
+    assert not m["lead_mask"].any() and m["own_mask"].all()  # TB/TW: counted ownership
+
+
+def test_other_sizes_and_broken_files_are_named(tmp_path):
+    write_records(tmp_path / "in", 2, 9)
+    write_records(tmp_path / "in", 1, 13)
+    (tmp_path / "in" / "broken.sgf").write_text("(;SZ[9];B[ee];W[ee])")
+    shards, problems, built = S.prepare_shards([str(tmp_path / "in")], "komi", [9],
+                                               tmp_path / "cache")
+    assert built == 1 and [s.size for s in shards] == [9]
+    assert sum(c for _, c in shards[0].games) == 2 * 24
+    assert any("broken.sgf" in p for p in problems)
+    assert any("g13-00.sgf" in p and "13x13" in p for p in problems)
+    assert not any("g9-" in p for p in problems)
+    # the second time comes from the cache, with the same problems
+    again, problems2, built2 = S.prepare_shards([str(tmp_path / "in")], "komi", [9],
+                                                tmp_path / "cache")
+    assert built2 == 0 and problems2 == problems and again == shards
+    # the cache serves other sizes too
+    both, problems3, _ = S.prepare_shards([str(tmp_path / "in")], "komi", [9, 13],
+                                          tmp_path / "cache")
+    assert sorted(s.size for s in both) == [9, 13] and not any("13x13" in p for p in problems3)
+
+
+# ------------------------------------------------------------------ the plan
+HEADS = ("policy", "value", "ownership", "score")
+
+
+def test_plan_is_a_pure_function_of_seed_and_step(records):
+    _, shards = records
+    one, two = S.Plan(shards, 16, 0.25, seed=5), S.Plan(shards, 16, 0.25, seed=5)
+    steps = list(range(0, 3 * one.epoch_steps(0), 5))
+    first = {s: one.batch(s, "komi", HEADS) for s in steps}
+    for s in reversed(steps):  # another order, another object: the same batches
+        x, y = two.batch(s, "komi", HEADS)
+        assert np.array_equal(x, first[s][0])
+        assert all(np.array_equal(y[k], first[s][1][k]) for k in HEADS)
+    other = S.Plan(shards, 16, 0.25, seed=6).batch(steps[1], "komi", HEADS)[0]
+    assert other.shape != first[steps[1]][0].shape or not np.array_equal(other,
+                                                                         first[steps[1]][0])
+
+
+def test_an_epoch_uses_each_training_sample_once_and_no_validation_game(records, monkeypatch):
+    _, shards = records
+    names: dict[str, list[str]] = {}
+    load = S.load_shard
+
+    def tagged(path):
+        arrays = load(path)
+        rows = np.arange(len(arrays["moves"]))
+        arrays["uid"] = np.array([f"{path.name}:{r}" for r in rows])
+        names[path.name] = [str(arrays["names"][g]) for g in arrays["game"]]
+        return arrays
+
+    seen: list[tuple[int, list[str]]] = []
+    make = S.make_batch
+
+    def recording(rows, size, plane_set, heads, rng):
+        seen.append((size, rows["uid"].tolist()))
+        return make(rows, size, plane_set, heads, rng)
+
+    monkeypatch.setattr(S, "load_shard", tagged)
+    monkeypatch.setattr(S, "make_batch", recording)
+    plan = S.Plan(shards, 16, 0.25, seed=2)
+    steps = plan.epoch_steps(0)
+    sizes = set()
+    for step in range(steps):
+        x, y = plan.batch(step, "komi", HEADS)
+        size = x.shape[1]
+        sizes.add(size)
+        assert x.shape == (16, size, size, 27) and y["policy"].shape == (16,)
+        assert y["ownership"].shape == (16, size * size + 1)
+        assert seen[-1][0] == size
+    assert sizes == {9, 13}
+    uids = [u for _, batch in seen for u in batch]
+    assert len(uids) == len(set(uids)) == 16 * steps
+    for uid in uids:
+        shard, row = uid.split(":")
+        assert not is_validation_game(names[shard][int(row)], 0.25)
+    held = [n for s in shards for n, _ in s.games if is_validation_game(n, 0.25)]
+    assert held, "the split should hold some games out"
+    # at most a batch short of each size is dropped (one group: every shard)
+    train = sum(plan.counts)
+    assert train - 2 * 15 <= len(uids) <= train
+    # validation samples are the held-out games' only
+    val = S.validation_samples(shards, 0.25, 10_000)
+    assert set(val) <= {9, 13}
+    assert sum(len(v["moves"]) for v in val.values()) == sum(
+        c for s in shards for n, c in s.games if is_validation_game(n, 0.25))
+
+
+def test_too_few_samples_for_a_batch_is_refused(records):
+    _, shards = records
+    with pytest.raises(ValueError, match="too few training samples"):
+        S.Plan(shards, 10_000, 0.25, seed=1).batch(0, "komi", HEADS)
+
+
+def test_komi_shift_moves_lead_komi_plane_and_value_together(tmp_path):
+    path = tmp_path / "g.sgf"
+    path.write_text(game_sgf(9, 9, 40, "B+2.5"))
+    counted = S.game_arrays(load_games(path)[0], "komi")
+    plain_x, plain_y = S.make_batch(counted, 9, "komi", HEADS, None)
+    shifted = 0
+    for seed in range(4):
+        x, y = S.make_batch(counted, 9, "komi", HEADS, np.random.default_rng(seed))
+        # the komi plane is flat; its change is the mover's extra komi
+        assert np.all(x[..., 26] == x[:, :1, :1, 26])
+        extra = (x[:, 0, 0, 26] - plain_x[:, 0, 0, 26]) * KOMI_SCALE
+        lead = y["score"][:, 0] * S.SCORE_SCALE
+        plain_lead = plain_y["score"][:, 0] * S.SCORE_SCALE
+        assert np.allclose(lead - plain_lead, extra, atol=1e-4)
+        assert np.all(np.abs(np.round(extra)) <= S.KOMI_SHIFT)
+        black = counted["color"] == BLACK
+        # Black gives the komi: a bigger komi is a smaller Black lead
+        komi_shift = np.where(black, -extra, extra)
+        moved = np.abs(komi_shift) > 1e-4
+        shifted += int(moved.sum())
+        assert np.all(y["value"][moved, 0] == np.sign(lead[moved]))
+        assert np.all(y["value"][~moved, 0] == plain_y["value"][~moved, 0])
+        assert np.all(y["score"][:, 1] == 1)
+    assert shifted > 10
+    # a resigned game keeps its komi and value
+    path.write_text(game_sgf(9, 9, 40, "W+R"))
+    resigned = S.game_arrays(load_games(path)[0], "komi")
+    plain_x, plain_y = S.make_batch(resigned, 9, "komi", HEADS, None)
+    x, y = S.make_batch(resigned, 9, "komi", HEADS, np.random.default_rng(0))
+    assert np.array_equal(x[:, 0, 0, 26], plain_x[:, 0, 0, 26])
+    assert np.array_equal(y["value"], plain_y["value"]) and np.all(y["score"][:, 1] == 0)
+
+
+def test_shift_can_change_the_winner():
+    """A 1-point Black win shifted by more than a point flips to White."""
+    rows = {"planes": np.zeros((64, 11), np.uint8), "moves": np.zeros(64, np.int16),
+            "values": np.ones(64, np.float32), "value_mask": np.ones(64, np.uint8),
+            "ownership": np.zeros((64, 9), np.int8), "komi": np.full(64, 7.5, np.float32),
+            "color": np.full(64, BLACK, np.int8), "lead": np.full(64, 1.0, np.float32),
+            "lead_mask": np.ones(64, np.uint8), "own_mask": np.ones(64, np.uint8)}
+    x, y = S.make_batch(rows, 3, "komi", HEADS, np.random.default_rng(1))
+    komi = -x[:, 0, 0, 26] * KOMI_SCALE  # Black to move: the plane is -komi
+    lead = y["score"][:, 0] * S.SCORE_SCALE
+    assert np.allclose(lead, 1.0 - (komi - 7.5), atol=1e-4)
+    assert np.all(y["value"][:, 0] == np.where(komi == 7.5, 1.0, np.sign(lead)))
+    assert (y["value"][:, 0] == -1).any()
+    assert WHITE not in rows["color"]
+
+
+# ------------------------------------------------------------------ runs
+@pytest.fixture(scope="module")
+def run_inputs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("run")
+    write_records(root / "nine", 6, 9, moves=30)
+    write_records(root / "thirteen", 5, 13, moves=30)  # g13-04 is held out
+    return root
+
+
+def stream_args(root: Path, run: str, *extra: str) -> list[str]:
+    return [str(root / "nine"), str(root / "thirteen"), "--dir", str(root / run),
+            "--sizes", "9,13", "--blocks", "1", "--filters", "8", "--steps", "30",
+            "--batch-size", "16", "--checkpoint-every", "10", "--report-every", "5",
+            "--validation", "0.2", "--validation-positions", "32", "--cache",
+            str(root / "cache"), "--no-progress", "--seed", "3", *extra]
+
+
+@pytest.fixture(scope="module")
+def straight_run(run_inputs):
+    """Run A: 30 steps without a stop."""
+    pytest.importorskip("tensorflow")
+    from imago.training.stream_cli import stream_main
+
+    assert stream_main(stream_args(run_inputs, "a", "--output",
+                                   str(run_inputs / "out" / "a.keras"))) == 0
+    return run_inputs / "a"
+
+
+def weights(path: Path) -> list[np.ndarray]:
+    from imago.nn.networks import NeuralNetwork
+
+    return NeuralNetwork.load(path).model.get_weights()
+
+
+def test_a_tiny_run_checkpoints_and_writes_its_model(straight_run, run_inputs):
+    from imago.nn.networks import NeuralNetwork
+
+    state = json.loads((straight_run / "state.json").read_text())
+    assert state["step"] == 30 and state["checkpoint"] == "checkpoint-0000030.keras"
+    assert [v["step"] for v in state["validation"]] == [10, 20, 30]
+    assert set(state["validation"][-1]) == {"step", "9", "13"}
+    assert state["validation"][-1]["13"]["positions"] == 30
+    assert [entry["step"] for entry in state["losses"]] == list(range(5, 31, 5))
+    assert all(np.isfinite(entry["loss"]) and "score_loss" in entry for entry in state["losses"])
+    assert [p.name for p in straight_run.glob("checkpoint-*.keras")] == \
+        ["checkpoint-0000030.keras"]
+    run = json.loads((straight_run / "run.json").read_text())
+    assert run["sizes"] == [9, 13] and run["batch_size"] == 16
+    net = NeuralNetwork.load(run_inputs / "out" / "a.keras")
+    assert net.plane_set == "komi" and "score" in net.heads and net.board_sizes == [9, 13]
+    assert net.metadata["training"]["steps"] == 30
+    for size in (9, 13):
+        out = net.evaluate(np.zeros((1, size, size, 27), np.float32))
+        assert out["policy"].shape == (1, size * size + 1) and out["score"].shape == (1,)
+    # a finished run says so and does nothing more
+    from imago.training.stream_cli import stream_main
+
+    assert stream_main(stream_args(run_inputs, "a")) == 0
+
+
+def test_an_interrupted_run_resumes_exactly(straight_run, run_inputs, monkeypatch, capsys):
+    from imago.training.stream_cli import stream_main
+
+    original = S.Plan.batch
+    stopped: list[int] = []
+    asked: list[int] = []
+
+    def batch(self, step, *args, **kwargs):
+        asked.append(step)
+        if step == 17 and not stopped:
+            stopped.append(step)
+            raise KeyboardInterrupt
+        return original(self, step, *args, **kwargs)
+
+    monkeypatch.setattr(S.Plan, "batch", batch)
+    assert stream_main(stream_args(run_inputs, "b")) == 130
+    assert "interrupted" in capsys.readouterr().err
+    b = run_inputs / "b"
+    state = json.loads((b / "state.json").read_text())
+    assert stopped == [17] and state["step"] == 10
+    assert state["checkpoint"] == "checkpoint-0000010.keras"
+    asked.clear()
+    assert stream_main(stream_args(run_inputs, "b")) == 0
+    assert "resuming at step 10" in capsys.readouterr().out
+    assert asked == list(range(10, 30))  # every later batch once, in order
+    a_state = json.loads((straight_run / "state.json").read_text())
+    b_state = json.loads((b / "state.json").read_text())
+    assert b_state["step"] == 30 and [v["step"] for v in b_state["validation"]] == [10, 20, 30]
+    final_a, final_b = weights(straight_run / "model.keras"), weights(b / "model.keras")
+    assert len(final_a) == len(final_b) > 10
+    for wa, wb in zip(final_a, final_b):
+        assert np.allclose(wa, wb, rtol=1e-5, atol=1e-6)  # bit-equal here on CPU
+    drop = ("samples_per_second",)
+    assert [{k: v for k, v in e.items() if k not in drop} for e in a_state["losses"]] == \
+        [{k: v for k, v in e.items() if k not in drop} for e in b_state["losses"]]
+
+
+@pytest.mark.parametrize("option, value", [("--sizes", "9"), ("--batch-size", "8")])
+def test_other_data_options_are_refused_on_resume(straight_run, run_inputs, capsys,
+                                                  option, value):
+    from imago.training.stream_cli import stream_main
+
+    before = (straight_run / "state.json").read_text()
+    args = stream_args(run_inputs, "a", "--steps", "40")
+    args[args.index(option) + 1] = value
+    assert stream_main(args) == 1
+    err = capsys.readouterr().err
+    assert option in err and "give the same ones to resume" in err
+    assert (straight_run / "state.json").read_text() == before
+
+
+def test_help_and_bad_values(tmp_path, capsys):
+    from conftest import run_main
+
+    import train as train_script
+
+    status, out, _ = run_main(train_script.main, ["stream", "--help"], capsys)
+    assert status == 0 and "--sizes" in out and "--checkpoint-every" in out
+    base = [str(tmp_path), "--dir", str(tmp_path / "run")]
+    for extra, message in ((["--steps", "0"], "--steps must be at least 1"),
+                           (["--sizes", "1"], "--sizes must be board sizes"),
+                           (["--sizes", "nine"], "sizes are numbers"),
+                           (["--batch-size", "-4"], "--batch-size must be at least 1"),
+                           (["--validation", "1.5"], "--validation must be")):
+        status, _, err = run_main(train_script.main, ["stream", *base, *extra], capsys)
+        assert status == 2 and message in err, (extra, err)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_that_never_reached_a_checkpoint_takes_new_options(run_inputs, capsys):
+    """Nothing was learnt before the first checkpoint: a run stopped before
+    it (here: no records of the sizes asked) starts again with others."""
+    from imago.training.stream_cli import stream_main
+    from imago.training.stream_run import StreamConfig, settle_config
+
+    args = stream_args(run_inputs, "c")
+    args[args.index("--sizes") + 1] = "19"
+    assert stream_main(args) == 1
+    assert "no training data of the sizes 19" in capsys.readouterr().err
+    run = run_inputs / "c"
+    assert json.loads((run / "run.json").read_text())["sizes"] == [19]
+    config = StreamConfig(inputs=[str(run_inputs / "nine")], run_dir=str(run), sizes=[9])
+    assert settle_config(config, run) is config
+    assert json.loads((run / "run.json").read_text())["sizes"] == [9]
+    (run / "state.json").write_text(json.dumps({"step": 10, "checkpoint": "x.keras"}))
+    with pytest.raises(ValueError, match="--sizes"):
+        settle_config(StreamConfig(inputs=config.inputs, run_dir=str(run), sizes=[13]), run)
