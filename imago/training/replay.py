@@ -27,6 +27,15 @@ the most recent ``window`` positions.
 - A shard records its board size, komi, plane count and plane set; board
   sizes may share a folder, and each size has its own window. A shard that
   cannot be read is skipped with a warning naming it.
+- Only the 0/1 planes are stored (:data:`~imago.nn.features.BINARY_PLANES`
+  of the plane set): a plane set with a komi plane (``komi``) stores its 26
+  binary planes (``packed_planes``, shard version 2), and :meth:`ReplayBuffer.sample`
+  adds the komi plane back from each game's komi and the mover's colour
+  (:func:`~imago.nn.features.komi_plane_value`). Shards of 0/1 plane sets
+  are written as before (version 1).
+- ``score_weight`` in a batch is 0 for the positions of resigned games (their
+  "final" count is of the position where a side gave up, no real result),
+  1 otherwise; the value target of a resigned game is its winner, weight 1.
 
 Numpy only: TensorFlow is not imported here.
 """
@@ -47,20 +56,28 @@ import numpy as np
 
 from imago.game import BLACK, WHITE
 from imago.game.coords import MAX_SIZE
-from imago.nn.features import PLANE_SETS, symmetry_tables
+from imago.nn.features import BINARY_PLANES, PLANE_SETS, komi_plane_value, symmetry_tables
 
 log = logging.getLogger("imago.training")
 
-SHARD_VERSION = 1
+SHARD_VERSION = 2
+"""Version 2 adds ``packed_planes`` (fewer than ``plane_count`` when the
+komi plane is rebuilt on reading); shards without a komi plane are still
+written as version 1, so older readers keep reading them."""
 STALE_TMP_SECONDS = 3600.0
 SAMPLED = ("planes", "policy", "full", "value", "ownership", "score", "searched", "moves")
+DERIVED = ("komi", "to_move", "score_weight")
+"""Per-position arrays :meth:`ReplayBuffer._load` adds from the game arrays."""
 REQUIRED = SAMPLED + ("version", "size", "plane_count", "plane_set", "generation", "game")
 
 
 @dataclass
 class GameRecord:
     """One finished self-play game, position by position (see the module
-    docstring); ``problems()`` says what is wrong with it, if anything."""
+    docstring); ``problems()`` says what is wrong with it, if anything.
+    ``planes`` holds the 0/1 planes of ``plane_set`` (``BINARY_PLANES``
+    wide, 26 for ``komi``); a full-width array is accepted too, its komi
+    plane dropped (it is rebuilt from ``komi`` on reading)."""
 
     size: int
     komi: float
@@ -87,7 +104,12 @@ class GameRecord:
         if self.plane_set not in PLANE_SETS:
             return [f"unknown plane set {self.plane_set!r}; known: {', '.join(PLANE_SETS)}"]
         n, size, area = len(self), int(self.size), int(self.size) ** 2
-        expected = {"planes": ((n, size, size, PLANE_SETS[self.plane_set]), "ub"),
+        binary, full_width = BINARY_PLANES[self.plane_set], PLANE_SETS[self.plane_set]
+        width = binary
+        if (isinstance(self.planes, np.ndarray) and self.planes.ndim == 4
+                and self.planes.shape[-1] == full_width):
+            width = full_width  # the komi plane, if any, is dropped on storing
+        expected = {"planes": ((n, size, size, width), "ubf" if width > binary else "ub"),
                     "to_move": ((n,), "iu"), "moves": ((n,), "iu"),
                     "policy": ((n, area + 1), "f"), "full": ((n,), "b"),
                     "searched": ((n,), "f"), "ownership": ((area,), "iu")}
@@ -102,7 +124,7 @@ class GameRecord:
                 out.append(f"{field_name} has shape {value.shape}, not {shape}")
         if out:
             return out
-        if n and self.planes.max() > 1:
+        if n and not np.isin(self.planes[..., :binary], (0, 1)).all():
             out.append("planes hold values other than 0 and 1")
         if not np.isin(self.to_move, (BLACK, WHITE)).all():
             out.append("to_move holds values other than 1 (Black) and 2 (White)")
@@ -138,7 +160,8 @@ def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
         value = np.zeros(n, np.float32)
     else:
         value = np.where(to_move == record.winner, 1.0, -1.0).astype(np.float32)
-    return {"planes": np.packbits(record.planes.reshape(n, -1), axis=1),
+    binary = record.planes[..., :BINARY_PLANES[record.plane_set]].astype(np.uint8)
+    return {"planes": np.packbits(binary.reshape(n, -1), axis=1),
             "policy": record.policy.astype(np.float16),
             "full": record.full.astype(bool),
             "searched": np.clip(record.searched, -1.0, 1.0).astype(np.float32),
@@ -177,6 +200,7 @@ class _Shard:
     generation: int
     positions: int
     games: int
+    packed: int  # the planes stored bit-packed (plane_count less a komi plane)
 
 
 class ReplayBuffer:
@@ -214,9 +238,12 @@ class ReplayBuffer:
         parts = [_position_arrays(r, g) for g, r in enumerate(records)]
         arrays = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         first = records[0]
+        packed, plane_count = BINARY_PLANES[first.plane_set], PLANE_SETS[first.plane_set]
+        if packed != plane_count:
+            arrays["packed_planes"] = np.int32(packed)
         arrays.update(
-            version=np.int32(SHARD_VERSION), size=np.int32(first.size),
-            plane_count=np.int32(PLANE_SETS[first.plane_set]),
+            version=np.int32(SHARD_VERSION if packed != plane_count else 1),
+            size=np.int32(first.size), plane_count=np.int32(plane_count),
             plane_set=np.array(first.plane_set), generation=np.int32(generation),
             names=np.array([r.name for r in records], dtype=str),
             komi=np.array([r.komi for r in records], np.float32),
@@ -281,10 +308,14 @@ class ReplayBuffer:
                symmetries: bool = True) -> dict[str, np.ndarray]:
         """``n`` positions drawn uniformly from the window of ``size``, each
         under a random one of the 8 board symmetries (with ``symmetries``):
-        float32 ``planes`` (n, size, size, P), ``policy`` (n, size*size+1),
+        float32 ``planes`` (n, size, size, P; a komi plane rebuilt from the
+        game's komi and the mover), ``policy`` (n, size*size+1),
         ``policy_weight`` (1 on full-search rows), ``value``, ``ownership``
-        (n, size*size), ``score``, ``searched``, all from the mover's view,
-        and ``moves`` (the move played, turned). ValueError without data."""
+        (n, size*size), ``score`` (the mover's final lead in points, komi
+        included), ``score_weight`` (0 in resigned games), ``searched``, all
+        from the mover's view, ``komi`` (the game's; NaN where an old shard
+        lacks it) and ``moves`` (the move played, turned). ValueError
+        without data."""
         window = self._window_arrays(size)
         if not window:
             raise ValueError(f"no {size}x{size} positions in {self.folder}")
@@ -297,18 +328,25 @@ class ReplayBuffer:
         picks = rng.integers(0, ends[-1], size=n)
         which = np.searchsorted(ends, picks, side="right")
         rows = picks - (ends - counts)[which]
+        keys = SAMPLED + DERIVED
         batch = {k: np.empty((n,) + window[0][1][k].shape[1:], window[0][1][k].dtype)
-                 for k in SAMPLED}
+                 for k in keys}
         for i in np.unique(which):
             chosen = which == i
-            for k in SAMPLED:
+            for k in keys:
                 batch[k][chosen] = window[i][1][k][rows[chosen]]
         area, plane_count = size * size, window[0][0].plane_count
+        packed = window[0][0].packed
         gather, move_map = symmetry_tables(size)
         syms = rng.integers(0, 8, size=n) if symmetries else np.zeros(n, np.intp)
         idx = gather[syms]
-        bits = np.unpackbits(batch["planes"], axis=1, count=area * plane_count)
-        planes = np.take_along_axis(bits.reshape(n, area, plane_count), idx[:, :, None], axis=1)
+        bits = np.unpackbits(batch["planes"], axis=1, count=area * packed)
+        planes = np.take_along_axis(bits.reshape(n, area, packed), idx[:, :, None], axis=1)
+        if packed < plane_count:  # the komi plane, the same on every point
+            komi = komi_plane_value(batch["komi"], batch["to_move"])
+            planes = np.concatenate(
+                [planes.astype(np.float32),
+                 np.broadcast_to(komi[:, None, None], (n, area, 1))], axis=2)
         policy = batch["policy"].astype(np.float32)
         policy[:, :area] = np.take_along_axis(policy[:, :area], idx, axis=1)
         totals = policy.sum(axis=1, keepdims=True)
@@ -320,6 +358,8 @@ class ReplayBuffer:
                 "value": batch["value"].astype(np.float32),
                 "ownership": ownership.astype(np.float32),
                 "score": batch["score"].astype(np.float32),
+                "score_weight": batch["score_weight"],
+                "komi": batch["komi"],
                 "searched": batch["searched"].astype(np.float32),
                 "moves": move_map[syms, batch["moves"].astype(np.intp)]}
 
@@ -365,9 +405,13 @@ class ReplayBuffer:
                 if version > SHARD_VERSION:
                     raise ValueError(f"written by a newer imago (shard version {version})")
                 games = z["names"].shape[0] if "names" in z.files else 0
-                shard = _Shard(path, int(z["size"]), int(z["plane_count"]),
+                plane_count = int(z["plane_count"])
+                packed = int(z["packed_planes"]) if "packed_planes" in z.files else plane_count
+                if not 0 < packed <= plane_count or plane_count - packed > 1:
+                    raise ValueError(f"{packed} packed planes of {plane_count}")
+                shard = _Shard(path, int(z["size"]), plane_count,
                                str(z["plane_set"]), int(z["generation"]),
-                               int(z["game"].shape[0]), int(games))
+                               int(z["game"].shape[0]), int(games), packed)
         except FileNotFoundError:
             self._bad.add(path.name)
             return None
@@ -386,14 +430,17 @@ class ReplayBuffer:
 
     def _load(self, shard: _Shard) -> Optional[dict[str, np.ndarray]]:
         n, area = shard.positions, shard.size ** 2
-        width = (area * shard.plane_count + 7) // 8
+        width = (area * shard.packed + 7) // 8
         shapes = {"planes": (n, width), "policy": (n, area + 1), "ownership": (n, area)}
         try:
             with np.load(shard.path, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in SAMPLED}
+                games = {k: z[k] for k in ("game", "to_move", "komi", "resigned")
+                         if k in z.files}
             for k, a in arrays.items():
                 if a.shape != shapes.get(k, (n,)):
                     raise ValueError(f"{k} has shape {a.shape}, not {shapes.get(k, (n,))}")
+            arrays.update(_derived(shard, games))
         except FileNotFoundError:
             self._bad.add(shard.path.name)
             return None
@@ -419,6 +466,32 @@ class ReplayBuffer:
                      and k not in names]:
             del self._loaded[name]
         return [self._loaded[s.path.name] for s in window]
+
+
+def _derived(shard: _Shard, games: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each position's komi, mover and score weight (0 in a resigned game)
+    from a shard's game arrays; a shard that lacks ``komi`` or ``to_move``
+    while its komi plane needs them cannot be read."""
+    n, game = shard.positions, games["game"].astype(np.intp)
+    if game.shape != (n,) or (n and (game.min() < 0)):
+        raise ValueError(f"game has shape {game.shape} or negative numbers")
+    needed = shard.packed < shard.plane_count
+    out = {}
+    for key, default in (("komi", np.nan), ("resigned", False)):
+        per_game = games.get(key)
+        if per_game is None or (n and game.max() >= len(per_game)):
+            if needed and key == "komi":
+                raise ValueError("no komi for each game, which the komi plane needs")
+            out[key] = np.full(n, default)
+        else:
+            out[key] = per_game[game]
+    to_move = games.get("to_move")
+    if to_move is None or to_move.shape != (n,):
+        if needed:
+            raise ValueError("no to_move for each position, which the komi plane needs")
+        to_move = np.zeros(n, np.int8)
+    return {"komi": out["komi"].astype(np.float32), "to_move": to_move.astype(np.int8),
+            "score_weight": (~out["resigned"].astype(bool)).astype(np.float32)}
 
 
 __all__ = ["GameRecord", "ReplayBuffer", "shard_name", "SHARD_VERSION"]

@@ -20,8 +20,9 @@ Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
 - a game ends by two passes, a resignation or ``max_moves`` moves, and is
   judged by the one count of :mod:`imago.game` (dead stones removed).
 
-Each finished game is a :class:`~imago.training.replay.GameRecord` (planes,
-visit distributions, searched values, outcome, final ownership and score)
+Each finished game is a :class:`~imago.training.replay.GameRecord` (the
+0/1 input planes, without a komi plane, which the replay buffer rebuilds
+from the game's komi; visit distributions, searched values, outcome, final ownership and score)
 and can be written as SGF with the visits of each full search in a comment.
 """
 
@@ -35,7 +36,7 @@ import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
 from imago.match.arena import choose_action, outcome, play_action, root_value
-from imago.nn.features import board_index, encode
+from imago.nn.features import BINARY_PLANES, board_index, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
 from .replay import GameRecord
@@ -192,7 +193,10 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     total = float(visits.sum())
     value = root_value(root)
     full = game.full[-1] = game.full[-1] and total > 0
-    game.planes.append(encode(state.current, plane_set, color, dtype=np.uint8))
+    # the 0/1 planes only: a komi plane is rebuilt from the record's komi
+    planes = np.zeros((size, size, BINARY_PLANES[plane_set]), np.uint8)
+    encode_into(planes, state.current, plane_set, color)
+    game.planes.append(planes)
     game.to_move.append(color)
     game.searched.append(value)
     game.policy.append(visits / total if full else np.zeros_like(visits))
