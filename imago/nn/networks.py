@@ -248,17 +248,29 @@ class NeuralNetwork:
             y["ownership"] = np.asarray(ownership, np.float32)
         return y
 
-    def distribution_targets(self, policy, weight, value=None, ownership=None) -> dict:
+    def distribution_targets(self, policy, weight, value=None, ownership=None,
+                             score=None, score_weight=None) -> dict:
         """Targets for ``compile(policy_target="distribution")``: the search
         distributions ``(n, size*size+1)`` with their 0/1 weights, the
-        outcomes ``(n,)`` (all weighted 1) and the final ownership
-        ``(n, size*size)``, all from the mover's view; the heads this
-        network lacks are left out."""
+        outcomes ``(n,)`` (all weighted 1), the final ownership
+        ``(n, size*size)`` and the final lead in points ``(n,)`` (komi
+        included; divided by :data:`SCORE_SCALE` here) with its 0/1 weights
+        (default 1; without ``score`` every weight is 0), all from the
+        mover's view; the heads this network lacks are left out."""
         y = {"policy": policy_distribution_targets(policy, weight)}
+        n = len(y["policy"])
         if "value" in self.heads:
-            y["value"] = value_targets(value, np.ones(len(y["policy"]), np.float32))
+            y["value"] = value_targets(value, np.ones(n, np.float32))
         if "ownership" in self.heads:
             y["ownership"] = np.asarray(ownership, np.float32)
+        if "score" in self.heads:
+            if score is None:
+                lead, mask = np.zeros(n, np.float32), np.zeros(n, np.float32)
+            else:
+                lead = np.asarray(score, np.float32).reshape(-1) / SCORE_SCALE
+                mask = (np.ones(n, np.float32) if score_weight is None
+                        else np.asarray(score_weight, np.float32).reshape(-1))
+            y["score"] = value_targets(lead, mask)
         return y
 
     # -------------------------------------------------------------- inference

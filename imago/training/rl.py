@@ -157,10 +157,12 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     """Open the run at ``folder``: a new one from ``model`` with ``config``,
     or the existing one with its own settings, ``overrides`` (the options
     given on this command line) changed. Returns the folder, the settings
-    and the state."""
+    and the state. ValueError when the network is not made for the run's
+    board size (its metadata's ``board_sizes``)."""
     run = RunFolder(folder)
     saved = run.read("run.json")
     if saved is None:
+        _check_size(Path(model), config.size)
         _copy_model(Path(model), run.model(0))
         run.write("run.json", asdict(config))
         state = {"iteration": 0, "stage": "selfplay", "best_generation": 0,
@@ -177,9 +179,25 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
         log("rl: settings changed by this command: "
             + ", ".join(f"{k} {saved.get(k)} -> {v}" for k, v in changed.items()))
     state = run.read("state.json") or {}
+    _check_size(run.model(state.get("best_generation", 0)), stored.get("size", 9))
     log(f"rl: resuming {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
         f"best gen-{state['best_generation']:04d}")
     return run, RLConfig(**stored), state
+
+
+def _check_size(model: Path, size: int) -> None:
+    """ValueError when the network at ``model`` was not trained for ``size``
+    (its metadata's ``board_sizes``; a residual network could play any size,
+    but the loop trains it only on the sizes it was made for, as
+    :func:`~imago.training.rl_trainer.train_candidate` does)."""
+    from imago.nn.modelfile import read_metadata
+
+    sizes = read_metadata(model).get("board_sizes") or [9]
+    if size not in sizes:
+        raise ValueError(f"{model} was made for {', '.join(f'{s}x{s}' for s in sizes)} "
+                         f"boards, not {size}x{size}: choose --size "
+                         f"{' or '.join(str(s) for s in sizes)}, or a network made for "
+                         f"{size}x{size}")
 
 
 def _copy_model(source: Path, target: Path) -> None:

@@ -4,8 +4,9 @@ the replay window, becomes the next candidate.
 :func:`train_candidate` loads the current best network, compiles it to
 learn the searches' visit distributions (``policy_target="distribution"``:
 positions played after a fast search carry weight 0 and teach the policy
-nothing), the game outcomes and the final ownership, all from the mover's
-view, and runs :attr:`RLTrainConfig.steps` minibatches drawn uniformly from
+nothing), the game outcomes, the final ownership and, for a network with a
+score head, the final lead (komi included; positions of resigned games
+weigh 0 there), all from the mover's view, and runs :attr:`RLTrainConfig.steps` minibatches drawn uniformly from
 the replay window, each position under a random one of the 8 symmetries.
 There are no epochs: every step samples the window afresh (AlphaGo Zero).
 
@@ -40,7 +41,7 @@ from imago.game.coords import MAX_SIZE
 
 from .replay import ReplayBuffer
 
-LOSSES = ("policy", "value", "ownership")
+LOSSES = ("policy", "value", "ownership", "score")
 # metadata of the parent that describes the parent's own training, not the candidate's
 PARENT_ONLY = ("metrics", "training", "data", "command", "date", "keras_version",
                "rl_training", "parent")
@@ -53,7 +54,8 @@ class RLTrainConfig:
     shipped 6x64 network, which trains some 350 samples/s on two cores); SGD with momentum 0.9 and a
     constant rate of 0.01 as in AlphaGo Zero (``adam`` with ``1e-4`` is
     gentler on a network trained with Adam); loss weights policy 1, value 1,
-    ownership 0.5 (ownership counts only when the network has that head).
+    ownership 0.5, score 1 (ownership and score count only when the network
+    has that head).
     The L2 penalty is the network's own (on its layers, see its ``l2``)."""
 
     steps: int = 400
@@ -64,6 +66,7 @@ class RLTrainConfig:
     policy_weight: float = 1.0
     value_weight: float = 1.0
     ownership_weight: float = 0.5
+    score_weight: float = 1.0
     symmetries: bool = True
     report_every: int = 20
     seed: int = 0
@@ -79,7 +82,7 @@ class RLTrainConfig:
             out.append(f"optimizer must be sgd or adam, not {self.optimizer!r}")
         if not self.learning_rate > 0:
             out.append(f"learning_rate must be positive, not {self.learning_rate}")
-        for name in ("policy_weight", "value_weight", "ownership_weight"):
+        for name in ("policy_weight", "value_weight", "ownership_weight", "score_weight"):
             if not getattr(self, name) >= 0:
                 out.append(f"{name} must not be negative, not {getattr(self, name)}")
         if self.report_every < 1:
@@ -108,7 +111,7 @@ def window_summary(buffer: ReplayBuffer, size: int) -> dict[str, Any]:
 def _refusal(net, model_path: Path, buffer: ReplayBuffer, window: dict[str, Any],
              size: int, batch_size: int) -> Optional[str]:
     """Why ``net`` cannot be trained on this window, or None."""
-    if size not in net.board_sizes:
+    if size not in net.board_sizes:  # trained for; a residual net could play any size
         return (f"{model_path.name} was made for "
                 f"{', '.join(f'{s}x{s}' for s in net.board_sizes)} boards, not the "
                 f"{size}x{size} positions asked for")
@@ -169,8 +172,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
 
     ``progress(step, steps, logs)`` is called every ``config.report_every``
     steps and after the last, ``logs`` being the mean losses over those
-    steps (``policy``, ``value``, ``ownership``, ``total`` with the L2
-    penalty, and ``top1``). ``metadata`` is added to the candidate's
+    steps (``policy``, ``value``, ``ownership``, ``score`` for the heads the
+    network has, ``total`` with the L2 penalty, and ``top1``). ``metadata`` is added to the candidate's
     metadata (a generation number, say). Returns the summary: the losses
     averaged over the last ``report_every`` steps, ``first_losses`` over the
     first ones, ``samples``, ``seconds``, ``samples_per_second``,
@@ -204,7 +207,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     rng = np.random.default_rng(config.seed)
     net.compile(config.optimizer, config.learning_rate, config.momentum,
                 {"policy": config.policy_weight, "value": config.value_weight,
-                 "ownership": config.ownership_weight}, policy_target="distribution")
+                 "ownership": config.ownership_weight, "score": config.score_weight},
+                policy_target="distribution")
 
     def next_batch(step: int):
         b = buffer.sample(config.batch_size, rng, size=size, symmetries=config.symmetries)
@@ -212,7 +216,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
             raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
                              f"planes, {best_model.name} takes {net.planes}")
         return b["planes"], net.distribution_targets(b["policy"], b["policy_weight"],
-                                                     b["value"], b["ownership"])
+                                                     b["value"], b["ownership"], b["score"],
+                                                     b["score_weight"])
 
     def report(step: int, logs: dict[str, float]) -> None:
         if progress is not None:
@@ -254,7 +259,9 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     loss = summary["losses"]
     log(f"candidate {output.name}: policy {loss['policy']:.3f}, value "
         f"{loss.get('value', float('nan')):.3f}, ownership "
-        f"{loss.get('ownership', float('nan')):.3f}, total {loss['total']:.3f} "
+        f"{loss.get('ownership', float('nan')):.3f}, "
+        + (f"score {loss['score']:.3f}, " if "score" in loss else "")
+        + f"total {loss['total']:.3f} "
         f"({summary['samples_per_second']:.0f} samples/s)")
     return summary
 

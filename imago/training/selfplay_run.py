@@ -166,7 +166,13 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
                  log: Log = print) -> SelfPlaySummary:
     """Make ``out/replay`` hold ``games`` games of ``generation`` (playing
     the ones missing) with ``workers`` local processes, or Ray actors on the
-    cluster at ``ray``; SGF files go to ``out/sgf/gen-GGGG/``."""
+    cluster at ``ray``; SGF files go to ``out/sgf/gen-GGGG/``. ValueError
+    when the network is not made for ``settings.size``."""
+    from imago.nn.modelfile import read_metadata, size_problem
+
+    problem = size_problem(read_metadata(model), settings.size)
+    if problem is not None:
+        raise ValueError(f"{model}: {problem}")
     out = Path(out)
     buffer = ReplayBuffer(out / "replay")
     sgf_folder = out / "sgf" / f"gen-{generation:04d}"
