@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|analysis|startup ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -7,7 +7,7 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
-TOPICS = ("board", "sgf", "nn", "mcts", "analysis", "startup")
+TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -15,10 +15,15 @@ ABOUT = {
              "GameState.play, on 9x9 and 19x19",
     "sgf": "parsing and loading SGF files beside sgfmill on the same files (pip install -e "
            "'.[bench]'), then peak memory of large records in fresh interpreters",
-    "nn": "feature encoding per plane set, each shipped model's positions/s at batch 1, 8 "
-          "and 32, and training samples/s from cached shards against arrays in memory",
-    "mcts": "search visits/s against the network's own batched throughput on 9x9 and "
-            "19x19, seconds per move, memory per visit, 64 searches sharing one evaluator",
+    "nn": "feature encoding per plane set and each shipped model's positions/s at batch "
+          "1, 8, 16 and 32, on 9x9, 13x13 and 19x19; training samples/s from cached shards "
+          "against arrays in memory",
+    "mcts": "search visits/s against the network's own batched throughput on 9x9, 13x13 "
+            "and 19x19, seconds per move, memory per visit, 64 searches sharing one "
+            "evaluator",
+    "arch": "visits of a 2 s 19x19 engine search with the shipped network, and residual "
+            "networks of several depths and widths: positions/s at batch 8, 16 and 32 on "
+            "13x13 and 19x19, and the visits each would give that search",
     "analysis": "every position of a 60-move 9x9 game at 100 visits: one analysis query "
                 "(searches sharing network batches) against 61 sequential searches",
     "startup": "seconds from starting imagocli to its answer to name (before TensorFlow) "

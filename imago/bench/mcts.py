@@ -1,11 +1,14 @@
 """MCTS benchmark: ``python -m imago.bench mcts [--quick] [--batch=N] [--model=PATH]``.
 
-Prints, in one run, on 9x9 and 19x19:
+Prints, in one run:
 
-- the raw evaluator throughput (positions/s when it is called directly on
-  batches of the chosen size, encoding included), the PUCT search's
-  evaluated visits/s with the same evaluator and batch size, and their
-  ratio (the share of time the search leaves to the network; goal >= 0.70);
+- on 9x9, 13x13 and 19x19 (the shipped residual network is fully
+  convolutional and plays every size): the raw evaluator throughput
+  (positions/s when it is called directly on batches of the chosen size,
+  encoding included), the PUCT search's evaluated visits/s with the same
+  evaluator and batch size, and their ratio (the share of time the search
+  leaves to the network; goal >= 0.70), then each larger size's visits/s
+  as a share of 9x9's;
 - seconds per move at 200 and 800 visits (9x9);
 - on 19x19, the growth of peak resident memory per visit over a long search
   (goal <= 1,000 bytes; measured in a fresh process after the network's
@@ -31,6 +34,10 @@ import time
 from imago.bench import random_positions
 from imago.game import BLACK, GameState
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, run_searches
+
+
+SIZES = (9, 13, 19)
+"""The board sizes whose search speed is measured."""
 
 
 def option(argv: list[str], name: str, default: str) -> str:
@@ -86,16 +93,20 @@ def search_rate(evaluator, size: int, batch: int, visits: int, runs: int) -> flo
     return statistics.median(rates)
 
 
-def speed(evaluator, size: int, batch: int, quick: bool) -> None:
+def speed(evaluator, size: int, batch: int, quick: bool) -> float:
+    """Print the evaluator's and the search's rates on ``size``; return the
+    search's evaluated visits/s."""
     runs = 3 if quick else 5
     count = batch * (4 if size > 9 else 8)
     raw = raw_rate(evaluator, random_positions(count, size, 20, 80 if size > 9 else 40),
                    batch, runs)
     visits = (100 if quick else 200) if size > 9 else (200 if quick else 400)
     searched = search_rate(evaluator, size, batch, visits, runs)
-    print(f"  {size}x{size} evaluator alone {raw:10,.0f} positions/s")
-    print(f"  {size}x{size} PUCT search     {searched:10,.0f} evaluated visits/s")
-    print(f"  {size}x{size} ratio search/raw {searched / raw:9.2f}   (goal >= 0.70)")
+    board = f"{size}x{size}"
+    print(f"  {board:5s} evaluator alone {raw:10,.0f} positions/s")
+    print(f"  {board:5s} PUCT search     {searched:10,.0f} evaluated visits/s")
+    print(f"  {board:5s} ratio search/raw {searched / raw:9.2f}   (goal >= 0.70)")
+    return searched
 
 
 def seconds_per_move(evaluator, batch: int, quick: bool) -> None:
@@ -177,8 +188,9 @@ def main(argv: list[str]) -> int:
     evaluator, label = make_evaluator(model, batch)
     runs = 3 if quick else 5
     print(f"imago MCTS benchmark: evaluator {label}, batch {batch}, median of {runs} runs")
-    for size in (9, 19):
-        speed(evaluator, size, batch, quick)
+    rates = {size: speed(evaluator, size, batch, quick) for size in SIZES}
+    print("  visits/s against 9x9: " + "  ".join(
+        f"{size}x{size} {rates[size] / rates[9]:.2f}x" for size in SIZES[1:]))
     seconds_per_move(evaluator, batch, quick)
     pool(evaluator, batch, quick)
     memory(model, batch, quick)

@@ -2,9 +2,13 @@
 
 Prints, in one run:
 
-- feature encoding, microseconds per 9x9 position, for each plane set;
-- positions/s of each shipped model in ``models/`` at batch 1, 8 and 32
-  (through the compiled inference function);
+- feature encoding, microseconds per position on 9x9, 13x13 and 19x19,
+  for each plane set;
+- positions/s of each shipped model in ``models/`` at batch 1, 8, 16 and
+  32 (through the compiled inference function, planes encoded beforehand)
+  on every size it plays (9x9, 13x13 and 19x19 for a fully convolutional
+  model), and the 13x13 and 19x19 figures at batch 32 as a share of 9x9's
+  beside the board areas' ratio;
 - training samples/s of the shipped residual architecture fed from the
   cached ``.npz`` shards (load + symmetry augmentation on the fly) next to
   ``fit`` on the same samples already in memory as float32 arrays, and
@@ -33,9 +37,15 @@ MODELS = REPO / "models"
 DATA = REPO.parent / "shared" / "data"
 
 
+SIZES = (9, 13, 19)
+"""The board sizes measured."""
+
+
 def _positions(n: int = 64, size: int = 9):
-    """Game-tree nodes of random games (varied move numbers)."""
-    return random_positions(n, size, 10, 59)
+    """Game-tree nodes of random games (varied move numbers): 10 to 59
+    moves on 9x9, as many per point of the board on larger ones."""
+    scale = size * size / 81
+    return random_positions(n, size, round(10 * scale), round(59 * scale))
 
 
 def _timed(fn, seconds: float) -> float:
@@ -53,18 +63,22 @@ def _timed(fn, seconds: float) -> float:
 def bench_features(quick: bool) -> None:
     from imago.nn.features import PLANE_SETS, encode_into, num_planes
 
-    nodes = _positions(64)
-    print("features (9x9, one position at a time):")
+    print("features (one position at a time, us/position):")
+    print("  plane set " + "".join(f"{f'{n}x{n}':>9s}" for n in SIZES))
+    nodes = {size: _positions(64 if size == 9 else 32, size) for size in SIZES}
     for plane_set in PLANE_SETS:
-        out = np.empty((9, 9, num_planes(plane_set)), np.float32)
+        cells = []
+        for size in SIZES:
+            out = np.empty((size, size, num_planes(plane_set)), np.float32)
 
-        def run():
-            for node in nodes:
-                encode_into(out, node, plane_set)
+            def run(nodes=nodes[size], out=out):
+                for node in nodes:
+                    encode_into(out, node, plane_set)
 
-        per = _timed(run, 0.3 if quick else 1.0) / len(nodes)
-        goal = "  (goal <= 50)" if plane_set == "history" else ""
-        print(f"  {plane_set:9s} {per * 1e6:7.1f} us/position{goal}")
+            per = _timed(run, 0.2 if quick else 1.0) / len(nodes[size])
+            cells.append(f"{per * 1e6:9.1f}")
+        goal = "  (goal <= 50 on 9x9)" if plane_set == "history" else ""
+        print(f"  {plane_set:9s} " + "".join(cells) + goal)
 
 
 def bench_models(quick: bool) -> None:
@@ -75,17 +89,26 @@ def bench_models(quick: bool) -> None:
     if not models:
         print("no shipped models in models/")
         return
-    nodes = _positions(32)
-    print("network inference (positions/s):")
+    batches = (1, 8, 16, 32)
+    print("network inference (positions/s; planes encoded beforehand):")
     for path in models:
         net = NeuralNetwork.load(path)
-        x = encode_batch(nodes, net.plane_set)
-        figures = []
-        for batch in (1, 8, 32):
-            xb = x[:batch]
-            per = _timed(lambda: net.evaluate(xb), 0.5 if quick else 2.0)
-            figures.append(f"batch {batch:2d}: {batch / per:8.0f}")
-        print(f"  {path.name:22s} " + "  ".join(figures))
+        sizes = SIZES if net.any_size else [s for s in SIZES if s in net.board_sizes]
+        top = {}
+        for size in sizes:
+            x = encode_batch(_positions(32, size), net.plane_set)
+            figures = []
+            for batch in batches:
+                xb = x[:batch]
+                per = _timed(lambda: net.evaluate(xb), 0.3 if quick else 2.0)
+                figures.append(f"batch {batch:2d}: {batch / per:7.0f}")
+            top[size] = batches[-1] / per
+            print(f"  {path.name:18s} {f'{size}x{size}':>5s}  " + "  ".join(figures))
+        for size in sizes[1:]:
+            if 9 in top:
+                print(f"  {path.name:18s} {f'{size}x{size}':>5s}  batch {batches[-1]} at "
+                      f"{top[size] / top[9]:.2f}x the 9x9 rate (area ratio 81/{size * size} "
+                      f"= {81 / (size * size):.2f})")
 
 
 def _shards(tmp: Path, quick: bool):
