@@ -23,9 +23,10 @@ The goal it serves: at 2 s a move on 19x19 the search reaches at least
   per visit) plus the candidate's time per position at batch 16; without
   ``--quick``, also the real 2 s engine search with each candidate (saved
   to a temporary model file and loaded as the engine loads one) from the
-  same two positions. An untrained network's near-uniform priors make a
-  wider, shallower tree than a trained one's: the estimate is the figure to
-  compare, the real search its check.
+  same two positions, as its visits a second times 2 s: an untrained
+  network's priors and values are no trained one's (its search may even
+  stop early, sure of a move), so the estimate is the figure to compare,
+  the real search its check.
 
 ``--quick`` measures three candidates briefly and skips their searches.
 """
@@ -226,6 +227,9 @@ def main(argv: list[str]) -> int:
           f"search's time outside it")
     head = "".join(f"{f'{s}x{s} b{b}':>11s}" for s in SIZES for b in BATCHES)
     real = "" if quick else f"{'search: empty':>15s}{'midgame':>9s}"
+    if not quick:
+        print(f"  'search': the real {SECONDS:g} s engine search with the candidate, "
+              f"its visits/s x {SECONDS:g} s")
     print(f"  {'blocks x filters':16s} {'params':>8s} {'MMAC/pos':>9s}{head}{'est.':>7s}{real}")
     with tempfile.TemporaryDirectory() as tmp:
         for blocks, filters in (QUICK_CANDIDATES if quick else CANDIDATES):
@@ -241,7 +245,8 @@ def main(argv: list[str]) -> int:
             if not quick:
                 path = net.save(Path(tmp) / f"residual{blocks}x{filters}.keras")
                 found = engine_searches(str(path), states, 1, SECONDS)
-                line += "".join(f"{r.visits:{w},d}" for r, w in zip(found.values(), (15, 9)))
+                line += "".join(f"{r.visits / r.elapsed * SECONDS:{w},.0f}"
+                                for r, w in zip(found.values(), (15, 9)))
             print(line)
     print(f"  goal: >= {GOAL:,} visits in {SECONDS:g} s on 19x19")
     return 0
