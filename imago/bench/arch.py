@@ -42,6 +42,8 @@ from pathlib import Path
 from imago.bench import random_positions
 from imago.game import GameState
 
+from .nn import median_seconds
+
 REPO = Path(__file__).resolve().parent.parent.parent
 SHIPPED = REPO / "models" / "residual9.keras"
 GAME = REPO / "tests" / "data" / "ai19-game-00321.sgf"
@@ -85,19 +87,6 @@ def macs_per_point(blocks: int, filters: int, planes: int, head: int = 32) -> in
     return 9 * filters * (planes + 2 * blocks * filters) + filters * (2 * head + 1) + head
 
 
-def timed(fn, seconds: float) -> float:
-    """Median seconds per call of ``fn`` over about ``seconds`` (after one
-    untimed call)."""
-    fn()
-    times = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 3:
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
 def throughput(net, sizes=SIZES, batches=BATCHES, seconds: float = 1.0
                ) -> dict[tuple[int, int], float]:
     """Positions/s of ``net`` by (board size, batch)."""
@@ -108,7 +97,7 @@ def throughput(net, sizes=SIZES, batches=BATCHES, seconds: float = 1.0
         x = encode_batch(random_positions(max(batches), size, 20, 80), net.plane_set)
         for batch in batches:
             xb = x[:batch]
-            rates[size, batch] = batch / timed(lambda: net.evaluate(xb), seconds)
+            rates[size, batch] = batch / median_seconds(lambda: net.evaluate(xb), seconds)
     return rates
 
 

@@ -48,8 +48,9 @@ def _positions(n: int = 64, size: int = 9):
     return random_positions(n, size, round(10 * scale), round(59 * scale))
 
 
-def _timed(fn, seconds: float) -> float:
-    """Median seconds per call of ``fn`` over about ``seconds``."""
+def median_seconds(fn, seconds: float) -> float:
+    """Median seconds per call of ``fn`` over about ``seconds`` (after one
+    untimed call)."""
     fn()
     times = []
     end = time.perf_counter() + seconds
@@ -75,7 +76,7 @@ def bench_features(quick: bool) -> None:
                 for node in nodes:
                     encode_into(out, node, plane_set)
 
-            per = _timed(run, 0.2 if quick else 1.0) / len(nodes[size])
+            per = median_seconds(run, 0.2 if quick else 1.0) / len(nodes[size])
             cells.append(f"{per * 1e6:9.1f}")
         goal = "  (goal <= 50 on 9x9)" if plane_set == "history" else ""
         print(f"  {plane_set:9s} " + "".join(cells) + goal)
@@ -100,7 +101,7 @@ def bench_models(quick: bool) -> None:
             figures = []
             for batch in batches:
                 xb = x[:batch]
-                per = _timed(lambda: net.evaluate(xb), 0.3 if quick else 2.0)
+                per = median_seconds(lambda: net.evaluate(xb), 0.3 if quick else 2.0)
                 figures.append(f"batch {batch:2d}: {batch / per:7.0f}")
             top[size] = batches[-1] / per
             print(f"  {path.name:18s} {f'{size}x{size}':>5s}  " + "  ".join(figures))

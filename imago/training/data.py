@@ -322,6 +322,18 @@ def is_validation_game(name: str, fraction: float) -> bool:
     return (h % 10000) < fraction * 10000
 
 
+def folder_chunks(files: list[Path], per_chunk: int) -> list[list[Path]]:
+    """``files`` cut into chunks of up to ``per_chunk`` that never mix
+    folders, so adding games to one folder rebuilds its last chunk only."""
+    chunks: list[list[Path]] = []
+    for f in files:
+        if chunks and chunks[-1][0].parent == f.parent and len(chunks[-1]) < per_chunk:
+            chunks[-1].append(f)
+        else:
+            chunks.append([f])
+    return chunks
+
+
 def load_shard(path: Path) -> dict[str, np.ndarray]:
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
@@ -347,13 +359,7 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
         files = files[:max_games]
     gnugo = GnuGoDead(cache_dir) if dead == "gnugo" else None
     shard_dir = cache_dir / "shards"
-    # chunks never mix folders, so adding games to one folder rebuilds its last chunk only
-    chunks: list[list[Path]] = []
-    for f in files:
-        if chunks and chunks[-1][0].parent == f.parent and len(chunks[-1]) < SHARD_FILES:
-            chunks[-1].append(f)
-        else:
-            chunks.append([f])
+    chunks = folder_chunks(files, SHARD_FILES)
     parts, shard_names, built = [], [], 0
     for chunk in chunks:
         key = shard_key(chunk, plane_set, board_size, dead)

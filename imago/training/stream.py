@@ -44,7 +44,7 @@ import numpy as np
 from imago.nn.features import BINARY_PLANES, augment_batch, komi_plane_value, num_planes
 from imago.sgf import find_sgf_files
 
-from .data import (_file_key, game_samples, is_validation_game, load_shard, opening_moves_to_skip,
+from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard, opening_moves_to_skip,
                    readable_files, save_shard)
 from .games import load_games
 
@@ -178,12 +178,7 @@ def prepare_shards(inputs: Iterable[str], plane_set: str, sizes: Sequence[int],
     are named in the problems and left out."""
     files, problems = find_sgf_files(inputs)
     files = readable_files(files, problems)
-    chunks: list[list[Path]] = []
-    for f in files:
-        if chunks and chunks[-1][0].parent == f.parent and len(chunks[-1]) < CHUNK_FILES:
-            chunks[-1].append(f)
-        else:
-            chunks.append([f])
+    chunks = folder_chunks(files, CHUNK_FILES)
     folder = cache_dir / "stream"
     shards: list[Shard] = []
     built = 0
