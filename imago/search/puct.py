@@ -22,6 +22,14 @@ A search runs in two phases that many searches can interleave:
 :meth:`PUCTSearch.run` does both for one search until a visit or time
 budget is spent.
 
+Moves that only give stones away (:func:`imago.search.tactics.losing_self_atari`:
+filling a seki's shared liberty, running from atari into atari) are
+struck out at the root and wherever a descent first tries one, unless
+``self_atari`` is set. With scores known, nodes whose game looks decided
+choose by a score utility too (:meth:`PUCTSearch._choose`), and lines that
+end with two passes are counted without the stones the root's count found
+dead (:meth:`PUCTSearch.assume_dead`).
+
 The evaluator is anything with ``evaluate(leaves) -> (priors, values)``:
 ``priors[i]`` a vector over the ``size*size + 1`` actions and ``values[i]``
 in [-1, 1] from the view of leaf i's player to move. When the answer also
@@ -51,6 +59,7 @@ import numpy as np
 
 from imago.game import GameMove, GameState, area_score, to_index
 
+from .tactics import losing_self_atari
 from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors
 
 HISTORY = 8
@@ -77,6 +86,18 @@ def point_actions(size: int) -> np.ndarray:
     for action, point in enumerate(action_points(size)[:-1]):
         table[point] = action
     return table
+
+
+SATURATED = 0.5
+"""A node whose evaluator value is beyond this (a win rate beyond 75% or
+below 25%) chooses its moves by score utility as well."""
+
+
+def score_scale_for(size: int) -> float:
+    """The score utility's scale in points on a ``size`` board (3 on 9x9,
+    about 6 on 19x19): a move's utility changes most within this of the
+    root's expected lead."""
+    return max(2.0, size / 3.0)
 
 
 def action_of(point: Optional[int], size: int) -> int:
@@ -133,7 +154,8 @@ class PUCTSearch:
     def __init__(self, evaluator: Evaluator, c_puct: float = 1.5, fpu_reduction: float = 0.25,
                  batch_size: int = 8, virtual_loss: float = 1.0, dirichlet_alpha: float = 0.0,
                  noise_fraction: float = 0.25, seed: Optional[int] = None,
-                 cache_size: int = 200_000):
+                 cache_size: int = 200_000, self_atari: bool = False,
+                 score_utility: float = 0.1, score_scale: Optional[float] = None):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
@@ -143,6 +165,9 @@ class PUCTSearch:
         self.virtual_loss = virtual_loss
         self.dirichlet_alpha = dirichlet_alpha
         self.noise_fraction = noise_fraction
+        self.self_atari = bool(self_atari)  # whether losing self-ataris may be tried
+        self.score_utility = float(score_utility)
+        self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.cache: dict = {}
@@ -159,6 +184,11 @@ class PUCTSearch:
         self.root_passes = 0
         self._root_recent: list = []  # cells of the root's earlier positions, newest first
         self._root_hashes: list = []  # their hashes
+        self._dead_hint: tuple = (None, ())  # (board hash, ((point, colour), ...))
+        self._dead: tuple = ()  # the root's dead stones as (point, colour)
+        self._score_sum, self._score_n = 0.0, 1.0  # the root's leads (root player's view)
+        self._utility = 0.0  # score_utility while a score is known, else 0
+        self._scale = 1.0
 
     # ------------------------------------------------------------ the root
     def set_root(self, state: GameState, color: int) -> SearchNode:
@@ -181,6 +211,8 @@ class PUCTSearch:
         self.root, self.root_game_node, self.root_color = root, current, color
         self.root_board = current.board
         self.size = state.size
+        hint_hash, hint = self._dead_hint
+        self._dead = hint if hint_hash == self.root_board.hash else ()
         self.root_passes = state.consecutive_passes()
         self._remember_history(current)
         self.recent_roots = [r for r in self.recent_roots if r[1] is not root][-3:]
@@ -201,9 +233,18 @@ class PUCTSearch:
             node = node.parent
         self._root_recent, self._root_hashes = cells, hashes
 
+    def assume_dead(self, board, points) -> None:
+        """Count the stones at ``points`` of ``board`` (a count's dead
+        stones) as removed when a line of the search ends with two passes,
+        as the final count will, for searches whose root is ``board``'s
+        position; stones played in the search count as they stand."""
+        cells = board.cells
+        self._dead_hint = (board.hash, tuple((p, cells[p]) for p in points))
+
     def forget(self) -> None:
         """Drop every kept tree (new game, new komi)."""
         self.scored = False
+        self._dead_hint, self._dead = (None, ()), ()
         self.root = self.root_game_node = self.root_board = None
         self.recent_roots = []
 
@@ -265,7 +306,19 @@ class PUCTSearch:
             if self.dirichlet_alpha > 0:
                 self._add_noise(root)
             self._allow_root_pass(root, allow_pass)
+        self._set_score_utility(root)
         return root
+
+    def _set_score_utility(self, root: SearchNode) -> None:
+        """Start the score utility's centre, the root's expected lead: the
+        mean over its visits, which ``_backup`` keeps up to date (0 before
+        the first)."""
+        self._utility = self.score_utility if self.scored else 0.0
+        if not self._utility:
+            return
+        self._scale = float(self.score_scale or score_scale_for(self.size))
+        self._score_sum = float(root.scores.sum())
+        self._score_n = max(float(root.visits.sum()), 1e-9)
 
     def root_request(self) -> Leaf:
         """The root position as an evaluator request (after :meth:`set_root`)."""
@@ -301,8 +354,9 @@ class PUCTSearch:
         mask = np.zeros(size * size + 1, dtype=bool)
         empties = board.empties
         if exact:
-            color = self.root_color
-            empties = [p for p in empties if board.illegal_reason(p, color) is None]
+            color, keep = self.root_color, self.self_atari
+            empties = [p for p in empties if board.illegal_reason(p, color) is None
+                       and (keep or not losing_self_atari(board, p, color))]
         mask[point_actions(size)[empties]] = True
         mask[-1] = True
         return mask
@@ -331,15 +385,16 @@ class PUCTSearch:
         self._strike_illegal(root)
 
     def _strike_illegal(self, root: SearchNode) -> None:
-        """Strike out every illegal move at a reused root, so results list
-        legal moves only."""
+        """Strike out every illegal move (and losing self-atari, see
+        :meth:`_descend`) at a reused root, so results list legal moves only."""
         board, color = self.root_board, self.root_color
         points = action_points(self.size)
         tried = set(root.moves.tolist())
         for action in root.open_actions():
             point = points[action]
             if point is not None and action not in tried \
-                    and board.illegal_reason(point, color) is not None:
+                    and (board.illegal_reason(point, color) is not None
+                         or (not self.self_atari and losing_self_atari(board, point, color))):
                 root.strike(int(action))
 
     def _add_noise(self, root: SearchNode) -> None:
@@ -453,11 +508,20 @@ class PUCTSearch:
                 cache[leaf.key] = (node.priors, value, score)
             self._backup(leaf.path, value, node.score)
 
-    def _choose(self, node: SearchNode) -> tuple[int, int]:
+    def _choose(self, node: SearchNode, center: float = 0.0) -> tuple[int, int]:
         """The action with the best PUCT score at ``node`` and its edge
         (-1 when the move has not been tried there yet). Untried moves all
         share the first-play-urgency value, so the best of them is simply the
-        one with the highest prior."""
+        one with the highest prior.
+
+        With a score known, at a node whose game looks decided (its value
+        beyond :data:`SATURATED` either way), a move's value is its win
+        rate's plus a score utility, ``score_utility * tanh((lead - center)
+        / scale)`` of its mean lead, ``center`` the root's expected lead from
+        the view of ``node``'s player: when every move wins (or loses), the
+        search still prefers the moves that gain points (KataGo does so
+        everywhere; here it would cost every descent step, and close games
+        are decided by the win rate)."""
         priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
         if node.struck is not None:
             priors[node.struck] = -np.inf
@@ -468,6 +532,15 @@ class PUCTSearch:
         scale = self.c_puct * math.sqrt(node.total + 1.0)
         fpu = node.value - self.fpu_reduction
         q = np.divide(node._values[:k], n, out=np.full(k, fpu), where=n > 0)
+        utility = self._utility
+        if utility and abs(node.value) >= SATURATED:
+            inverse = 1.0 / self._scale
+            lead = node._scores[:k] / np.maximum(n, 1e-9)  # no visit, no score: 0
+            lead -= center
+            lead *= inverse
+            q += utility * np.tanh(lead, out=lead)
+            if node is not self.root:  # the root's lead is the centre itself
+                fpu += utility * math.tanh((node.score - center) * inverse)
         tried = q + priors[moves] * (scale / (1.0 + n))
         priors[moves] = -np.inf
         edge, action = int(tried.argmax()), int(priors.argmax())
@@ -488,12 +561,15 @@ class PUCTSearch:
         hashes: deque = deque(maxlen=HISTORY - 1)
         path = []
         vl = self.virtual_loss
+        prune = not self.self_atari
+        root_color, center = self.root_color, self._score_sum / self._score_n
         while node.expanded and not node.terminal:
-            action, edge = self._choose(node)
+            action, edge = self._choose(node, center if color == root_color else -center)
             point = points[action]
             if edge < 0:
-                if point is not None and board.illegal_reason(point, color) is not None:
-                    node.strike(action)
+                if point is not None and (board.illegal_reason(point, color) is not None or
+                                          (prune and losing_self_atari(board, point, color))):
+                    node.strike(action)  # illegal, or a losing self-atari: never a move
                     continue
                 edge, child = node.add_edge(action)
                 child.terminal = action == pass_action and passes >= 1
@@ -544,11 +620,19 @@ class PUCTSearch:
             node._values[edge] += value + vl
             node._scores[edge] += score
             node.total += 1.0 - vl
+        if self._utility:  # the root's mean lead, the utility's centre
+            self._score_sum += score
+            self._score_n += 1.0
 
     def _terminal_outcome(self, board, to_move: int) -> tuple[float, float]:
-        """Two passes: the area score decides; the value and the score for
-        the player to move."""
-        score = area_score(board, self.komi)
+        """Two passes: the area score decides, with the stones the root's
+        count judged dead removed while they stand (:meth:`assume_dead`);
+        the value and the score for the player to move."""
+        dead = self._dead
+        if dead:
+            cells = board.cells
+            dead = [p for p, c in dead if cells[p] == c]
+        score = area_score(board, self.komi, dead)
         if to_move != 1:
             score = -score
         return (1.0 if score > 0 else -1.0 if score < 0 else 0.0), score

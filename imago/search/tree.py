@@ -17,8 +17,9 @@ moves (points row-major from the top-left, the pass last; see
   and ``children``. Only moves the search has tried get an edge, so a
   node costs about a kilobyte on 19x19 (mostly its priors) instead of a
   board;
-- ``struck``: moves found illegal when first tried (suicide, ko, superko),
-  or a root pass the engine refuses, which selection never chooses again.
+- ``struck``: moves found illegal when first tried (suicide, ko, superko)
+  or losing self-ataris (see :mod:`imago.search.tactics`), or a root pass
+  the engine refuses, which selection never chooses again.
 
 The board of a node is never stored: a simulation replays its path on a
 scratch copy of the root's board.
