@@ -15,8 +15,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import GameState, count, lost_for_good
+from imago.game import Count, GameState, count, lost_for_good
+from imago.game.counting import SETTLED_THRESHOLD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
 
@@ -26,6 +28,23 @@ SETTLED = 0.6
 """A string's fate is clear when its ownership is beyond this (either way)."""
 MIN_NETWORK_SIZE = 5
 """Smaller boards are searched with playouts even when a network is loaded."""
+PASS_WINRATE = 0.02
+"""A searched pass is as good as the best board move when its win rate is
+within this of the move's (and its lead within ``pass_margin`` points)."""
+MIN_PASS_VISITS = 8
+"""Visits the pass needs before its lead is compared with the best move's."""
+
+
+def progress(state: GameState) -> int:
+    """How far the game is: the moves played, or the stones on the board
+    when more (a position set up, a game loaded half-way)."""
+    board = state.board
+    return max(state.current.number, board.size * board.size - len(board.empties))
+
+
+def flag(value: Any) -> bool:
+    """A yes/no option, as Python or as command-line text."""
+    return value.lower() in ("1", "true", "yes") if isinstance(value, str) else bool(value)
 
 
 def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int,
@@ -58,7 +77,15 @@ class MCTSAlgorithm(DecisionAlgorithm):
     - ``temperature`` and ``temperature_moves``: sample the first moves of
       a game in proportion to visits ** (1 / temperature) (self-play);
     - ``resign_threshold`` (win rate), ``resign_moves`` (how many moves in a
-      row it must stay below), ``no_resign``;
+      row it must stay below), ``no_resign``; it never resigns in the
+      first moves of a game (:meth:`resign_from`), nor while the score lead
+      or the count is close (:meth:`_close`);
+    - ``score_utility`` (the weight of the score lead in the search's
+      choices, 0: win rate alone) and ``pass_margin`` (points: once the game
+      is won and settled, it passes when no move leads by more than this
+      over the pass);
+    - ``self_atari``: also try losing self-ataris (filling a seki's shared
+      liberty), which the search otherwise never plays;
     - ``seed`` for repeatable searches.
     """
 
@@ -70,15 +97,16 @@ class MCTSAlgorithm(DecisionAlgorithm):
                  temperature: float = 0.0, temperature_moves: int = 0,
                  resign_threshold: float = 0.05, resign_moves: int = 3,
                  no_resign: bool = False, seed: Optional[int] = None,
-                 symmetries: str = "random"):
+                 symmetries: str = "random", score_utility: float = 0.1,
+                 pass_margin: float = 0.5, self_atari: bool = False):
         self.model = model
         self.visits = checked("visits", visits, int, low=1)
         self.temperature = checked("temperature", temperature, low=0)
         self.temperature_moves = checked("temperature_moves", temperature_moves, int, low=0)
         self.resign_threshold = checked("resign_threshold", resign_threshold, low=0, high=1)
         self.resign_moves = checked("resign_moves", resign_moves, int, low=1)
-        self.no_resign = bool(no_resign) if not isinstance(no_resign, str) else \
-            no_resign.lower() in ("1", "true", "yes")
+        self.no_resign = flag(no_resign)
+        self.pass_margin = checked("pass_margin", pass_margin, low=0)
         self.seed = seed
         self.batch_size = checked("batch_size", batch_size, int, low=1)
         try:
@@ -95,7 +123,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  dirichlet_alpha=checked("dirichlet_alpha", dirichlet_alpha, low=0),
                                  noise_fraction=checked("noise_fraction", noise_fraction,
                                                         low=0, high=1),
-                                 seed=seed)
+                                 seed=seed, self_atari=flag(self_atari),
+                                 score_utility=checked("score_utility", score_utility, low=0))
         self.low_winrate_streak = 0
         self.searched = False
         self.warmed_up: set[int] = set()
@@ -159,16 +188,20 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self._choose_evaluator(state)
         if seconds is not None:
             seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
-        judged = count(state.board, state.rules, state.to_move) if self._may_pass(state) \
-            else None
+        judged = self.judge(state) if self._may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
+        if judged is not None:  # lines that end in the search count them as the game will
+            self.search.assume_dead(state.board, [p for p in judged.dead
+                                                  if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
         last = state.last_move
         if last is not None and last.is_pass and judged is not None:
             if pass_wins:
                 return None
-            if lost_for_good(judged, color):
-                return None if self._never_resigns(state) else RESIGN
+            if lost_for_good(judged, color):  # the count is final: no move is too early
+                return None if self._resign_off() else RESIGN
         if not self._has_board_move(state, color):
+            return None
+        if judged is not None and judged.settled and self._game_is_over(state, judged, color):
             return None
         root = self._search(state, color, seconds, stop, progress, interval, pass_wins)
         self.searched = True
@@ -177,7 +210,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
         point = self.search.point_of(self._pick(root, state))
         if point is None and not pass_wins:
             point = self._best_board_move(root)
-        if self._should_resign(state, self.search.winrate(root)):
+        elif point is not None and pass_wins and self._pass_is_as_good(root):
+            point = None
+        lead = self.search.summary(root).score_lead
+        if self._should_resign(state, self.search.winrate(root), lead, judged, color):
             return RESIGN
         return point
 
@@ -230,14 +266,29 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return None if estimate is None else estimate(state.current, state.to_move)
 
     @staticmethod
+    def judge(state: GameState) -> Count:
+        """The count of the position as final (:func:`imago.game.count`),
+        except that strings it counts dead which nobody can capture (their
+        every liberty a seki's, see :func:`seki_survivors`) stand alive:
+        random playouts fill a seki's shared liberties and kill it."""
+        board = state.board
+        judged = count(board, state.rules, state.to_move)
+        alive = seki_survivors(board, judged.dead)
+        if alive:
+            judged = count(board, state.rules, state.to_move, ownership=judged.ownership,
+                           dead=[p for p in judged.dead if p not in alive])
+        return judged
+
+    @staticmethod
     def _may_pass(state: GameState) -> bool:
         """Whether passing is worth considering at all: after the opponent
-        passed, or once a third of the board's points have been played (no
-        position is settled before that, and the count costs playouts)."""
+        passed, or once a third of the board's points have been played or
+        stand on it (a position set up or loaded); no position is settled
+        before that, and the count costs playouts."""
         last = state.last_move
         if last is not None and last.is_pass:
             return True
-        return state.current.number >= state.size * state.size // 3
+        return progress(state) >= state.size * state.size // 3
 
     @staticmethod
     def _has_board_move(state: GameState, color: int) -> bool:
@@ -249,25 +300,98 @@ class MCTSAlgorithm(DecisionAlgorithm):
 
     def _best_board_move(self, root: SearchNode) -> Optional[int]:
         """The most visited move other than pass (pass if none was searched)."""
-        best, best_visits = None, 0.0
-        for action, n in zip(root.moves.tolist(), root.visits.tolist()):
-            point = self.search.point_of(action)
-            if point is not None and n > best_visits:
-                best, best_visits = point, n
+        edge = self._best_board_edge(root)
+        return None if edge < 0 else self.search.point_of(int(root.moves[edge]))
+
+    @staticmethod
+    def _game_is_over(state: GameState, judged: Count, color: int) -> bool:
+        """Whether a settled count leaves nothing to play for: every border
+        closed (the points no colour surrounds are all dame or seki
+        liberties), no string but dead ones in atari, and a margin larger
+        than the dame, so that filling them all cannot change the winner.
+        By area, a move anywhere else changes nothing: winning, ``color``
+        passes; losing, it passes as well, and resigns if the opponent
+        passes back (playing on would fill its own eyes)."""
+        board = state.board
+        dame = open_points(board, judged.dead)
+        if dame is None or alive_in_atari(board, judged.dead):
+            return False
+        return abs(judged.score) > dame
+
+    def _pass_is_as_good(self, root: SearchNode) -> bool:
+        """Whether the search's pass (searched enough) is as good as its
+        best board move: a win rate within :data:`PASS_WINRATE` and a score
+        lead within ``pass_margin`` points (never without a score: then only
+        :meth:`_game_is_over` passes before the opponent does)."""
+        pass_edge = root.edge(self.search.size ** 2)
+        best = self._best_board_edge(root)
+        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
+            return False
+        n_pass, n_best = root.visits[pass_edge], root.visits[best]
+        if root.values[best] / n_best - root.values[pass_edge] / n_pass > 2 * PASS_WINRATE:
+            return False
+        if not self.search.scored:
+            return False
+        gain = root.scores[best] / n_best - root.scores[pass_edge] / n_pass
+        return gain <= self.pass_margin
+
+    def _best_board_edge(self, root: SearchNode) -> int:
+        """The edge of the most visited move other than pass (-1: none)."""
+        pass_action = self.search.size ** 2
+        best, best_visits = -1, 0.0
+        for edge, (action, n) in enumerate(zip(root.moves.tolist(), root.visits.tolist())):
+            if action != pass_action and n > best_visits:
+                best, best_visits = edge, n
         return best
 
-    def _never_resigns(self, state: GameState) -> bool:
-        """Whether resigning is off (by option) or too early in the game."""
-        if self.no_resign or self.resign_threshold <= 0:
-            return True
-        return bool(state.handicap) and state.current.number < 20 + 2 * state.handicap
+    def _resign_off(self) -> bool:
+        """Whether resigning is off by option."""
+        return self.no_resign or self.resign_threshold <= 0
 
-    def _should_resign(self, state: GameState, winrate: float) -> bool:
+    def _never_resigns(self, state: GameState) -> bool:
+        """Whether resigning is off (by option) or too early in the game:
+        the moves played, or the stones on the board for a position set up
+        (a problem, a game loaded half-way), short of :meth:`resign_from`."""
+        if self._resign_off():
+            return True
+        return progress(state) < self.resign_from(state)
+
+    @staticmethod
+    def resign_from(state: GameState) -> int:
+        """How far (:func:`progress`) a game must be before it may resign:
+        an eighth of the board's points into an even game (10 on 9x9, 45 on
+        19x19), a quarter plus two moves a stone into a handicap game, where
+        the side giving it starts far behind (the network sees no
+        handicap)."""
+        points = state.size * state.size
+        if state.handicap:
+            return points // 4 + 2 * state.handicap
+        return max(state.size, points // 8)
+
+    @staticmethod
+    def close_margin(size: int) -> float:
+        """A score lead (points) this close to even is no reason to resign:
+        3 on 9x9, 12 on 19x19."""
+        return max(3.0, size * size / 30)
+
+    def _close(self, state: GameState, lead: Optional[float], judged: Optional[Count],
+               color: int) -> bool:
+        """Whether the game is too close to resign: the search's lead, or
+        the count (dead stones removed) with its dame, within reach."""
+        if lead is not None and lead > -self.close_margin(state.size):
+            return True
+        if judged is not None:
+            margin = judged.score if color == 1 else -judged.score
+            return margin > -max(float(judged.neutral), self.close_margin(state.size) / 2)
+        return False
+
+    def _should_resign(self, state: GameState, winrate: float, lead: Optional[float] = None,
+                       judged: Optional[Count] = None, color: int = 1) -> bool:
+        """Resign after ``resign_moves`` searches in a row whose best move
+        wins less than ``resign_threshold``, unless too early or close."""
         if self._never_resigns(state):
             return False
-        if state.current.number < state.size:
-            return False
-        if winrate < self.resign_threshold:
+        if winrate < self.resign_threshold and not self._close(state, lead, judged, color):
             self.low_winrate_streak += 1
         else:
             self.low_winrate_streak = 0

@@ -1,0 +1,503 @@
+"""Seki, the end of the game and resignation: positions made for these
+tests (diagrams below; ``X`` Black, ``O`` White, row 1 of a diagram is the
+top of the board)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from imago.engine.algorithm import RESIGN, create_algorithm
+from imago.game import BLACK, WHITE, GameState, area_score, index_to_vertex, vertex_to_index
+from imago.nn.evaluator import Evaluation
+from imago.search import PUCTSearch, action_of
+from imago.search.tactics import losing_self_atari, open_points, seki_survivors
+
+
+def game_from(rows, komi: float = 7.5, handicap: int = 0) -> GameState:
+    """A game whose root sets up the diagram ``rows`` (top row first)."""
+    size = len(rows)
+    game = GameState(size, komi=komi)
+    black, white = [], []
+    for r, line in enumerate(rows):
+        cells = line.split()
+        assert len(cells) == size, line
+        for c, ch in enumerate(cells):
+            if ch in "XO":
+                (black if ch == "X" else white).append(game.point(c, r))
+    game.root.add_setup(black=black, white=white)
+    game.handicap = handicap
+    return game
+
+
+def diagram(text: str) -> list[str]:
+    return [line.strip() for line in text.strip().splitlines()]
+
+
+def seki_rows(size: int) -> list[str]:
+    """A finished position on any board: in the top-left corner Black's
+    A8-A7-B7 and White's B9-C9-C8-C7 (on 9x9) have no eye and share the
+    liberties A9 and B8, a seki (whoever fills one is captured); White's
+    wall below it lives with eyes on the A column, Black's area runs from
+    the C column to the third column from the right, White's wall and
+    territory take the last two. Every border is closed."""
+    rows = []
+    last = size - 3  # Black's last column
+    for r in range(size):
+        row = ["."] * size
+        if r < 3:
+            row[:3] = [". O O", "X . O", "X X O"][r].split()
+            first = 3
+        else:
+            row[:2] = ["O", "O"] if (r - 3) % 2 == 0 else [".", "O"]
+            first = 2
+        eyes = r in (0, 2) or (r >= 3 and (r - 3) % 2 == 1)
+        for c in range(first, last + 1):
+            row[c] = "." if eyes and (c - first) % 2 == 1 and c < last else "X"
+        row[size - 2] = "O"
+        rows.append(" ".join(row))
+    return rows
+
+
+def seki_points(size: int) -> set[int]:
+    return {vertex_to_index(v, size) for v in (f"A{size}", f"B{size - 1}")}
+
+
+class Uniform:
+    """Uniform priors, value 0, no score."""
+
+    history = 1
+
+    def evaluate(self, leaves):
+        size = leaves[0].board.size
+        return np.ones((len(leaves), size * size + 1)), np.zeros(len(leaves))
+
+
+class Tempter(Uniform):
+    """Nearly all the prior on ``points``: a network that wants to play them."""
+
+    def __init__(self, points):
+        self.points = list(points)
+
+    def evaluate(self, leaves):
+        priors, values = super().evaluate(leaves)
+        size = leaves[0].board.size
+        priors[:] = 0.01
+        for p in self.points:
+            priors[:, action_of(p, size)] = 50.0
+        return priors, values
+
+
+class AreaEvaluator:
+    """Uniform priors; the Tromp-Taylor area of the position as the score
+    (margins), and a value that follows it: sure wins for a large lead."""
+
+    history = 1
+
+    def __init__(self, priors=None):
+        self.priors = priors  # {point: weight}
+
+    def evaluate(self, leaves):
+        size = leaves[0].board.size
+        priors = np.ones((len(leaves), size * size + 1))
+        for p, weight in (self.priors or {}).items():
+            priors[:, action_of(p, size)] = weight
+        margins = np.zeros(len(leaves))
+        for k, leaf in enumerate(leaves):
+            area = area_score(leaf.board, 0.0)
+            margins[k] = area if leaf.to_move == BLACK else -area
+        komi = np.array([leaf.komi if leaf.to_move == BLACK else -leaf.komi for leaf in leaves])
+        return Evaluation(priors, np.tanh((margins - komi) / 3.0), margins)
+
+
+def network_or_skip() -> str:
+    from imago.nn.evaluator import default_model_path
+    if default_model_path() is None:
+        pytest.skip("the shipped network (or TensorFlow) is not installed")
+    return "default"
+
+
+# ------------------------------------------------------------------ seki
+@pytest.mark.parametrize("size", [9, 13, 19])
+def test_a_seki_liberty_is_a_losing_self_atari_for_both(size):
+    game = game_from(seki_rows(size))
+    board = game.board
+    for color in (BLACK, WHITE):
+        losing = {p for p in board.legal_moves(color) if losing_self_atari(board, p, color)}
+        assert losing == seki_points(size), (color, [index_to_vertex(p, size) for p in losing])
+
+
+@pytest.mark.parametrize("size", [9, 19])
+def test_the_search_never_fills_a_seki_liberty(size):
+    """An evaluator that puts its prior on the seki's liberties: neither
+    side's search tries them, at the root or one move down."""
+    seki = seki_points(size)
+    game = game_from(seki_rows(size))
+    for color in (BLACK, WHITE):
+        search = PUCTSearch(Tempter(seki), batch_size=8, seed=1)
+        root = search.run(game, color, visits=200, allow_pass=False)
+        actions = {action_of(p, size) for p in seki}
+        assert not actions & set(root.open_actions().tolist())
+        assert not actions & set(root.moves.tolist())
+        for child in root.children:
+            if child.expanded:
+                assert not actions & set(child.moves.tolist())
+        assert all(r.point not in seki for r in search.results())
+        # the option gives them back
+        search = PUCTSearch(Tempter(seki), batch_size=8, seed=1, self_atari=True)
+        root = search.run(game, color, visits=50, allow_pass=False)
+        assert search.point_of(root.best_action()) in seki
+
+
+ONE_EYE_EACH = diagram("""
+    . X . O . O X . X
+    X X X O O O X X X
+    O O O X X X X . X
+    . O X X . X X X X
+    O O X . X X . X X
+    . O X X X X X X X
+    O O X . X . X . X
+    . O X X X X X X X
+    O O X . X . X . X
+""")
+"""Black's B9-A8-B8-C8 has the eye A9, White's D9-D8-E8-F8-F9 the eye E9;
+they share C9, and each is shut in by the other's living wall: a seki
+that whoever fills C9 loses."""
+
+
+def test_a_seki_with_an_eye_each():
+    game = game_from(ONE_EYE_EACH)
+    board = game.board
+    c9 = vertex_to_index("C9", 9)
+    for color, eye in ((BLACK, "A9"), (WHITE, "E9")):  # filling one's own eye loses too
+        losing = {p for p in board.legal_moves(color) if losing_self_atari(board, p, color)}
+        assert losing == {c9, vertex_to_index(eye, 9)}, [index_to_vertex(p, 9) for p in losing]
+    search = PUCTSearch(Tempter([c9]), batch_size=4, seed=1)
+    root = search.run(game, WHITE, visits=100, allow_pass=False)
+    assert search.point_of(root.best_action()) != c9
+
+
+@pytest.mark.parametrize("model", ["none", "network"])
+def test_imago_passes_or_plays_elsewhere_in_a_seki(model):
+    if model == "network":
+        model = network_or_skip()
+    seki = seki_points(9)
+    for color, komi in ((BLACK, 7.5), (WHITE, 7.5), (WHITE, 20.5), (BLACK, 20.5)):
+        alg = create_algorithm("mcts", model=model, visits=100, seed=1)
+        move = alg.choose_move(game_from(seki_rows(9), komi), color)
+        assert move not in seki and move != RESIGN, (color, komi)
+
+
+def test_the_count_keeps_a_seki_alive():
+    """Random playouts fill the seki's liberties, so the playout count
+    calls White's B9 string dead; nobody can approach it, so the engine's
+    judgement keeps it: Black leads by 11 points less komi (area 47 - 34
+    with the seki's two liberties given by the estimate)."""
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    game = game_from(seki_rows(9))
+    judged = MCTSAlgorithm.judge(game)
+    assert judged.settled and not judged.dead
+    assert vertex_to_index("B9", 9) in judged.seki and vertex_to_index("A8", 9) in judged.seki
+    assert seki_survivors(game.board, [vertex_to_index("B9", 9)])
+
+
+# ------------------------------------------------------------------ sacrifices
+SNAPBACK = diagram("""
+    . X O O . O X . .
+    . X X O . O X . .
+    . . X X X X X . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+""")
+"""White's C9-D9-D8 and F9-F8 share the liberties E9 and E8: Black's
+throw-in at E9 is a one-stone self-atari; if White takes at E8, Black
+takes back the five stones at E9 (a snapback)."""
+
+
+def test_a_one_stone_throw_in_is_still_played():
+    game = game_from(SNAPBACK)
+    board = game.board
+    e9 = vertex_to_index("E9", 9)
+    assert not losing_self_atari(board, e9, BLACK)
+    search = PUCTSearch(Tempter([e9]), batch_size=4, seed=1)
+    root = search.run(game, BLACK, visits=60)
+    assert search.point_of(root.best_action()) == e9
+    # and the network's search finds the capture (E9 or E8 both kill)
+    model = network_or_skip()
+    alg = create_algorithm("mcts", model=model, visits=200, seed=1)
+    move = alg.choose_move(game, BLACK)
+    assert index_to_vertex(move, 9) in ("E9", "E8")
+
+
+def test_a_nakade_is_allowed_and_running_into_atari_is_not():
+    """White's corner group has the square eye space A9-B9-A8-B8 and no
+    other liberty, with Black's A9-B9 inside: a third stone there is a
+    self-atari, but White's capture leaves a bent three whose vital point
+    Black takes next (a nakade). Black's H5, in atari, gains nothing by
+    running to H4: still in atari."""
+    rows = diagram("""
+        X X O X . . . . .
+        . . O X . . . . .
+        O O O X . . . . .
+        X X X X . . . O .
+        . . . . . . O X O
+        . . . . . . O . O
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """)
+    board = game_from(rows).board
+    for v in ("A8", "B8"):
+        assert not losing_self_atari(board, vertex_to_index(v, 9), BLACK), v
+    assert losing_self_atari(board, vertex_to_index("H4", 9), BLACK)
+
+
+# ------------------------------------------------------------------ passing
+@pytest.mark.parametrize("size", [9, 19])
+def test_passes_when_every_border_is_closed(size):
+    """Only the seki's liberties are left: whoever leads passes, with or
+    without the opponent's pass. On 9x9 Black leads by 11 - komi."""
+    for color, komi in ((BLACK, 7.5), (WHITE, 20.5)):
+        game = game_from(seki_rows(size), komi if size == 9 else komi + 200)
+        if size == 19:  # Black's area is much larger there: komi evens it
+            game = game_from(seki_rows(size), 170.5 if color == BLACK else 250.5)
+        assert open_points(game.board) == 2
+        alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+        assert alg.choose_move(game, color) is None, (color, komi)
+        game.play(3 - color, None)
+        assert alg.choose_move(game, color) is None
+
+
+DEAD_STONE = diagram("""
+    . X . X X O . O .
+    X X X X X O O O O
+    . X . . . X O . O
+    X X . O . X O O O
+    . X . . . X O . O
+    X X X X X X O O O
+    . X . X X O O . O
+    X X X X X O . O O
+    . X . X X O . O .
+""")
+"""Black's area holds White's dead D6: with it removed Black has 49
+points to White's 32; counted as it stands, D6 makes the points around
+it neutral, and Black has 40 to White's 33."""
+
+
+def test_passes_back_when_the_count_with_dead_stones_wins():
+    game = game_from(DEAD_STONE, komi=10.5)
+    board = game.board
+    assert area_score(board, 10.5) < 0 < area_score(board, 10.5, [vertex_to_index("D6", 9)])
+    game.play(WHITE, None)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    assert alg.choose_move(game, BLACK) is None
+    assert alg.choose_move(game_from(DEAD_STONE, komi=10.5), BLACK) is None
+
+
+OPEN_BORDER = diagram("""
+    . X . X X O . O .
+    X X X X X O O O O
+    . X . . . . . . .
+    X X . . . . . O O
+    . X . . . . . . O
+    X X X . . . . O O
+    . X . X . . O . O
+    X X X X X O . O O
+    . X . X X O . O .
+""")
+"""Black and White walls with the middle still open: many points to
+gain."""
+
+
+@pytest.mark.parametrize("model", ["none", "network"])
+def test_does_not_pass_while_a_border_is_open(model):
+    if model == "network":
+        model = network_or_skip()
+    alg = create_algorithm("mcts", model=model, visits=100, seed=1)
+    for komi in (-20.5, 7.5):
+        game = game_from(OPEN_BORDER, komi)
+        game.play(WHITE, vertex_to_index("J1", 9))  # a move, so Black is to move
+        assert alg.choose_move(game, BLACK) not in (None, RESIGN)
+
+
+def in_danger_rows() -> list[str]:
+    """The closed seki position, but White's wall below the seki has a
+    straight three (A7-A8-A9 of the diagram's bottom) for its only eye
+    space: White must take its vital point or die."""
+    rows = seki_rows(9)
+    rows[3:] = [line for line in diagram("""
+        O O X X X X X O .
+        O O X . X . X O .
+        O O X X X X X O .
+        . O X . X . X O .
+        . O X X X X X O .
+        . O X . X . X O .
+    """)]
+    return rows
+
+
+@pytest.mark.parametrize("model", ["none", "network"])
+def test_does_not_pass_while_a_group_is_in_danger(model):
+    if model == "network":
+        model = network_or_skip()
+    game = game_from(in_danger_rows(), komi=30.5)  # White far ahead by komi
+    alg = create_algorithm("mcts", model=model, visits=200, seed=1)
+    move = alg.choose_move(game, WHITE)
+    assert move not in (None, RESIGN)
+    if model != "none":
+        assert index_to_vertex(move, 9) == "A2"
+
+
+class Flat:
+    """Every position of OPEN_BORDER's game scored as the position itself
+    counts by area (Black 33 to 24: the score a game ended by two passes
+    gets), a sure win for Black, or 3 points more for Black once Black has
+    a stone on ``best``. The priors favour ``best`` (default A9) and the
+    pass over the other moves."""
+
+    history = 1
+    komi = 0.0
+
+    def __init__(self, best: int):
+        self.best = best
+
+    def evaluate(self, leaves):
+        size = leaves[0].board.size
+        sign = np.array([1.0 if leaf.to_move == BLACK else -1.0 for leaf in leaves])
+        gained = np.array([leaf.board.cells[self.best] == BLACK for leaf in leaves])
+        margins = sign * (9.0 + 3.0 * gained * (self.best != A9))
+        priors = np.ones((len(leaves), size * size + 1))
+        priors[:, action_of(self.best, size)] = 10.0
+        priors[:, -1] = 3.0
+        return Evaluation(priors, 0.95 * sign, margins)
+
+
+A9 = vertex_to_index("A9", 9)
+
+
+def test_passes_when_the_score_says_no_move_gains():
+    """Won and settled, but the border is open, so only the search can
+    tell whether a move gains: by an evaluator that scores every position
+    alike, none does and Black passes (though A9 has the most visits); by
+    one that gives C5 3 points, Black plays it."""
+    game = game_from(OPEN_BORDER, komi=0.5)
+    assert open_points(game.board) is None
+    c5 = vertex_to_index("C5", 9)
+    for best, expected in ((A9, None), (c5, c5)):
+        alg = create_algorithm("mcts", model="none", visits=300, seed=1)
+        alg.playouts = Flat(best)
+        assert alg.choose_move(game, BLACK) == expected
+        assert alg.search.point_of(alg.search.root.best_action()) == best
+
+
+# ------------------------------------------------------------------ endgame
+ENDGAME = diagram("""
+    . X . X X O . O .
+    X X X . X O O O O
+    . X . . X O . O .
+    X X . . X O O O O
+    . X . . . O . O .
+    X X . . X O O O O
+    . X . . X O . O .
+    X X X X X O O O O
+    . X . X . O . O .
+""")
+"""Black wins whatever happens (komi -10.5); E5 closes Black's wall
+around the 11 points C3-D8 (worth 12 points; D5 behind it, one less), E1
+is a dame (worth 1)."""
+
+
+def test_takes_the_biggest_endgame_move_when_every_move_wins():
+    game = game_from(ENDGAME, komi=-10.5)
+    e5, e9 = vertex_to_index("E5", 9), vertex_to_index("E1", 9)
+    # the prior prefers the small move: only the score can tell them apart
+    search = PUCTSearch(AreaEvaluator({e9: 20.0}), batch_size=4, seed=1)
+    root = search.run(game, BLACK, visits=400, early_stop=False)
+    results = {r.point: r for r in search.results(limit=100)}
+    assert results[e5].winrate > 0.9 and results[e9].winrate > 0.9
+    assert results[e5].score_lead > results[e9].score_lead + 5
+    # E5, or D5 next to it, which the area count values as much
+    assert index_to_vertex(search.point_of(root.best_action()), 9) in ("E5", "D5")
+    # by the win rate alone, the prior's small move
+    search = PUCTSearch(AreaEvaluator({e9: 20.0}), batch_size=4, seed=1, score_utility=0)
+    root = search.run(game, BLACK, visits=400, early_stop=False)
+    assert search.point_of(root.best_action()) == e9
+
+
+def test_the_network_takes_the_biggest_endgame_move():
+    model = network_or_skip()
+    alg = create_algorithm("mcts", model=model, visits=200, seed=1)
+    move = alg.choose_move(game_from(ENDGAME, komi=-10.5), BLACK)
+    assert index_to_vertex(move, 9) in ("E5", "D5")  # D5 lets White have E5 only
+
+
+# ------------------------------------------------------------------ resigning
+class Verdict:
+    """Every position is lost for White (win rate 1%) by ``lead`` points."""
+
+    history = 1
+
+    def __init__(self, lead: float):
+        self.lead = lead
+
+    def evaluate(self, leaves):
+        size = leaves[0].board.size
+        n = len(leaves)
+        sign = np.array([1.0 if leaf.to_move == BLACK else -1.0 for leaf in leaves])
+        priors = np.ones((n, size * size + 1))
+        komi = np.array([leaf.komi for leaf in leaves])
+        return Evaluation(priors, 0.98 * sign, sign * (self.lead + komi))
+
+
+def resigning_algorithm(lead: float):
+    alg = create_algorithm("mcts", model="none", visits=40, seed=1)
+    alg.playouts = alg.search.evaluator = Verdict(lead)
+    return alg
+
+
+def moves_into_19x19(count: int, handicap: int = 0) -> GameState:
+    game = GameState(19, komi=0.5 if handicap else 7.5)
+    if handicap:
+        game.set_fixed_handicap(handicap)
+    color = WHITE if handicap else BLACK
+    rng = np.random.default_rng(3)
+    for _ in range(count):
+        empties = game.board.empties
+        point = empties[int(rng.integers(len(empties)))]
+        while game.board.illegal_reason(point, color) is not None:
+            point = empties[int(rng.integers(len(empties)))]
+        game.play(color, point)
+        color = 3 - color
+    return game
+
+
+def test_resigns_on_19x19_only_when_lost_by_far_and_late_enough():
+    # 60 moves into an even game, White 40 points behind: resigns on the
+    # third search in a row
+    game = moves_into_19x19(61)
+    assert game.to_move == WHITE
+    alg = resigning_algorithm(40.0)
+    answers = [alg.choose_move(game, WHITE) for _ in range(3)]
+    assert answers[:2] != [RESIGN, RESIGN] and answers[2] == RESIGN
+    # 5 points behind is close on 19x19: plays on
+    alg = resigning_algorithm(5.0)
+    assert all(alg.choose_move(game, WHITE) != RESIGN for _ in range(4))
+    # the same lost position 20 moves in: too early
+    early = moves_into_19x19(21)
+    alg = resigning_algorithm(40.0)
+    assert all(alg.choose_move(early, WHITE) != RESIGN for _ in range(4))
+
+
+def test_never_resigns_early_in_a_handicap_game():
+    # nine stones, 40 moves in: White is far behind by any count, as it
+    # should be, and plays on
+    game = moves_into_19x19(40, handicap=9)
+    assert game.to_move == WHITE
+    alg = resigning_algorithm(60.0)
+    assert all(alg.choose_move(game, WHITE) != RESIGN for _ in range(4))
+    assert alg.resign_from(game) > 90
