@@ -260,17 +260,23 @@ def test_a_nakade_is_allowed_and_running_into_atari_is_not():
 # ------------------------------------------------------------------ passing
 @pytest.mark.parametrize("size", [9, 19])
 def test_passes_when_every_border_is_closed(size):
-    """Only the seki's liberties are left: whoever leads passes, with or
-    without the opponent's pass. On 9x9 Black leads by 11 - komi."""
-    for color, komi in ((BLACK, 7.5), (WHITE, 20.5)):
-        game = game_from(seki_rows(size), komi if size == 9 else komi + 200)
-        if size == 19:  # Black's area is much larger there: komi evens it
-            game = game_from(seki_rows(size), 170.5 if color == BLACK else 250.5)
+    """Only the seki's liberties are left, and no one can win them
+    back: the leader passes, with or without the opponent's pass; the
+    other side passes too, and resigns once the opponent passed back."""
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    even = MCTSAlgorithm.judge(game_from(seki_rows(size), 0)).score  # 11 on 9x9
+    for leader, komi in ((BLACK, even - 5.5), (WHITE, even + 5.5)):
+        game = game_from(seki_rows(size), komi)
         assert open_points(game.board) == 2
         alg = create_algorithm("mcts", model="none", visits=50, seed=1)
-        assert alg.choose_move(game, color) is None, (color, komi)
-        game.play(3 - color, None)
-        assert alg.choose_move(game, color) is None
+        assert alg.choose_move(game, leader) is None, (leader, komi)
+        assert alg.choose_move(game, 3 - leader) is None
+        game.play(3 - leader, None)
+        assert alg.choose_move(game, leader) is None
+        game.undo()
+        game.play(leader, None)
+        assert alg.choose_move(game, 3 - leader) == RESIGN
 
 
 DEAD_STONE = diagram("""
