@@ -381,3 +381,14 @@ def test_find_sgf_files_names_each_file_once_and_why_an_input_gave_nothing(tmp_p
     assert problems == [f"{tmp_path / 'empty'}: no SGF files in this folder",
                         f"{tmp_path / 'z*.sgf'}: no file matches",
                         f"{tmp_path / 'gone.sgf'}: no such file or folder"]
+
+
+def test_a_komi_beyond_any_game_reads_back_as_written_not_as_fox_komi():
+    from imago.game import GameState
+    from imago.sgf import loads
+    from imago.sgf.writer import dumps
+
+    text = dumps(GameState(9, 200.0))
+    assert "KM[200.0]" in text
+    assert loads(text)[0].komi == 200.0
+    assert loads("(;GM[1]FF[4]SZ[9]KM[750])")[0].komi == 7.5

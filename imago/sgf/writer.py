@@ -18,7 +18,7 @@ from typing import Optional
 from imago.game import BLACK, EMPTY, WHITE, GameMove, GameState, opponent
 from imago.game.coords import SGF_LETTERS
 
-from .nodes import escape, parse_handicap, parse_komi
+from .nodes import MAX_KOMI, escape, parse_handicap, parse_komi
 
 _GAME_FIELDS = frozenset(("FF", "GM", "CA", "SZ", "KM", "HA"))
 _MODELLED = frozenset(("B", "W", "AB", "AW", "AE", "PL"))
@@ -68,7 +68,10 @@ class _Writer:
         if raw is not None and raw and parse_komi(raw[0]) == game.komi:
             parts.append(f"KM[{escape(raw[0])}]")
         elif raw is not None or game.komi:
-            parts.append(f"KM[{format_number(game.komi)}]")
+            komi = format_number(game.komi)
+            if abs(game.komi) > MAX_KOMI and "." not in komi:
+                komi += ".0"  # a whole number this large would read as Fox's komi x 100
+            parts.append(f"KM[{komi}]")
         raw = props.get("HA")
         if raw is not None and raw and parse_handicap(raw[0]) == game.handicap:
             parts.append(f"HA[{escape(raw[0])}]")
