@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Optional, Sequence
 
@@ -154,12 +155,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     # bytes: GTP lines end at LF only, and ImagoIO decodes each line itself
     stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    io = ImagoIO(engine, stdin, sys.stdout)
     try:
-        ImagoIO(engine, stdin, sys.stdout).run()
+        io.run()
     except KeyboardInterrupt:
         log.info("interrupted")
     finally:
         engine.close()
+    if io.reader_blocked():
+        # After `quit` the input thread still holds stdin's lock inside a read;
+        # Python's shutdown would then abort on it ("could not acquire lock
+        # for <stdin> at interpreter shutdown"). Everything is written: leave.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(0)
     return 0
 
 

@@ -167,6 +167,11 @@ class ImagoIO:
                                             daemon=True)
             self._reader.start()
 
+    def reader_blocked(self) -> bool:
+        """True while the input thread still waits in a read (the session
+        ended by ``quit`` before the controller closed our input)."""
+        return self._reader is not None and self._reader.is_alive()
+
     def next_line(self, timeout: Optional[float] = None) -> Optional[str]:
         """The next raw input line; None at EOF. Raises queue.Empty when a
         ``timeout`` passes first."""
