@@ -49,6 +49,9 @@ any, is the komi plane)."""
 KOMI_SCALE = 20.0
 """The komi plane holds the mover's komi divided by this."""
 
+SCORE_SCALE = 20.0
+"""A score head answers, and learns, the lead in points divided by this."""
+
 DEFAULT_KOMI = 7.5
 """Komi for a position that does not say (a game-tree node outside a search)."""
 
@@ -255,7 +258,7 @@ def augment_batch(planes: np.ndarray, moves: np.ndarray,
 
 
 __all__ = [
-    "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "DEFAULT_KOMI", "komi_plane_value", "HISTORY", "num_planes", "board_index", "point_to_move",
+    "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "SCORE_SCALE", "DEFAULT_KOMI", "komi_plane_value", "HISTORY", "num_planes", "board_index", "point_to_move",
     "move_to_point", "board_array", "encode", "encode_into", "encode_batch",
     "legal_mask", "symmetry_tables", "apply_symmetry", "transform_move",
     "augment_batch",

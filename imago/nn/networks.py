@@ -27,7 +27,8 @@ import numpy as np
 import keras
 from keras import layers, ops
 
-from .features import augment_batch, encode_batch, legal_mask, num_planes, symmetry_tables
+from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num_planes,
+                       symmetry_tables)
 from .modelfile import ModelSizeError, metadata_path, read_metadata, size_problem
 
 METADATA_VERSION = 1
@@ -51,10 +52,6 @@ def masked_ownership_mse(y_true, y_pred):
     by resignation, whose final position says little about ownership)."""
     weight = y_true[:, -1]
     return ops.mean(ops.square(y_pred - y_true[:, :-1]), axis=-1) * weight
-
-
-SCORE_SCALE = 20.0
-"""The score head answers the lead in points divided by this."""
 
 
 @keras.saving.register_keras_serializable(package="imago")

@@ -60,6 +60,21 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("IMAGO_CACHE") or Path.home() / ".cache" / "imago")
 
 
+def write_json(path: Path, data, indent: Optional[int] = None) -> None:
+    """Write ``data`` as JSON to ``path`` atomically and durably (a hidden
+    temporary file beside it, flushed to disk, then renamed), making its
+    folder if missing: a reader sees the old file or the new, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=indent)
+        fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
 # ------------------------------------------------------------------ inputs
 _INDEX_CACHE: dict[Path, dict[str, int]] = {}
 
@@ -144,9 +159,7 @@ class GnuGoDead:
             if len(answers) < 2 or not answers[1].startswith("="):
                 raise ValueError(f"{path}: GNU Go could not score it: {answers[:2]}")
             vertices = answers[1][1:].split()
-            tmp = cached.with_suffix(".tmp")
-            tmp.write_text(json.dumps(vertices))
-            os.replace(tmp, cached)
+            write_json(cached, vertices)
         out_points = []
         for v in vertices:
             cr = parse_vertex(v, size)
@@ -373,9 +386,7 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
         else:
             arrays, chunk_problems = build_shard(chunk, plane_set, board_size, gnugo)
             save_shard(path, arrays)
-            tmp = problems_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(chunk_problems))
-            os.replace(tmp, problems_path)
+            write_json(problems_path, chunk_problems)
             problems.extend(chunk_problems)
             built += 1
         if progress:
@@ -401,5 +412,5 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 __all__ = [
     "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
-    "default_cache_dir", "is_validation_game", "shard_key", "readable_files",
+    "default_cache_dir", "is_validation_game", "shard_key", "readable_files", "write_json",
 ]

@@ -43,6 +43,7 @@ from typing import Any, Callable, Optional
 
 from imago.match.arena import ArenaSettings, play_arena
 
+from .data import write_json
 from .rating import JsonLines, MatchResult, RatingLog, elo_history, elo_table, fit_elo, gate
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
@@ -141,14 +142,7 @@ class RunFolder:
         return json.loads(path.read_text(encoding="utf-8"))
 
     def write(self, name: str, data: dict) -> None:
-        path = self.root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        write_json(self.root / name, data, indent=1)
 
 
 def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLConfig,

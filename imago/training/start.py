@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 from imago.nn.features import num_planes
 from imago.nn.modelfile import read_metadata, size_problem
 
+from .data import write_json
 from .options import ARCHITECTURES, NETWORK_DEFAULTS, TrainConfig, option_name
 
 Log = Callable[[str], Any]
@@ -69,10 +70,8 @@ class Checkpoint:
 
     def save_state(self, epochs_done: int, logs: dict, config: TrainConfig) -> None:
         """Write the state file atomically."""
-        state = {"epochs_done": epochs_done, "logs": logs, "run": run_options(config)}
-        tmp = self.state.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state))
-        os.replace(tmp, self.state)
+        write_json(self.state, {"epochs_done": epochs_done, "logs": logs,
+                                "run": run_options(config)})
 
 
 @dataclass(frozen=True)

@@ -34,17 +34,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from imago.nn.features import BINARY_PLANES, augment_batch, komi_plane_value, num_planes
+from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, komi_plane_value,
+                               num_planes)
 from imago.sgf import find_sgf_files
 
-from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard, opening_moves_to_skip,
+from .data import (_file_key, folder_chunks, game_samples, write_json, is_validation_game, load_shard, opening_moves_to_skip,
                    readable_files, save_shard)
 from .games import load_games
 
@@ -55,9 +55,6 @@ CHUNK_FILES = 32
 """SGF files per cached chunk."""
 GROUP_SHARDS = 16
 """Shards in memory at once; batches mix the samples of one group."""
-SCORE_SCALE = 20.0
-"""Lead targets are given in points over this (the score head's scale,
-:data:`imago.nn.networks.SCORE_SCALE`, which this module cannot import)."""
 KOMI_SHIFT = 8
 """Counted games get a random komi shift of up to this many points."""
 
@@ -194,9 +191,7 @@ def prepare_shards(inputs: Iterable[str], plane_set: str, sizes: Sequence[int],
                          zip(arrays["names"], np.bincount(arrays["game"]))]
                 save_shard(folder / f"{plane_set}-{key}-{size}.npz", arrays)
                 manifest["sizes"][str(size)] = games
-            tmp = manifest_path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(manifest))
-            os.replace(tmp, manifest_path)
+            write_json(manifest_path, manifest)
             built += 1
         manifest = json.loads(manifest_path.read_text())
         problems.extend(manifest["problems"])

@@ -35,10 +35,11 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from imago.nn.features import PLANE_SETS
+from imago.nn.features import PLANE_SETS, SCORE_SCALE
 
-from .data import GnuGoDead, default_cache_dir
+from .data import GnuGoDead, default_cache_dir, write_json
 from .selfplay_run import progress_bar
+from .trainer import cosine_rate
 from .stream import Plan, make_batch, prepare_shards, validation_samples
 
 Log = Callable[[str], None]
@@ -103,19 +104,12 @@ class StreamConfig:
 
 
 # ------------------------------------------------------------------ the run folder
-def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(tmp, path)
-
-
 def learning_rate_at(config: StreamConfig, step: int) -> float:
     """Cosine decay over ``steps`` down to 1%, after a short warm-up."""
     warmup = min(200, config.steps // 20)
     if step < warmup:
         return config.learning_rate * (step + 1) / warmup
-    done = min(1.0, step / config.steps)
-    return config.learning_rate * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * done)))
+    return cosine_rate(config.learning_rate, step / config.steps)
 
 
 def settle_config(config: StreamConfig, run: Path) -> StreamConfig:
@@ -126,7 +120,7 @@ def settle_config(config: StreamConfig, run: Path) -> StreamConfig:
     sizes, a mistyped input) may start again with other options."""
     path = run / "run.json"
     if not path.exists() or not (run / "state.json").exists():
-        _write_json(path, asdict(config))
+        write_json(path, asdict(config))
         return config
     first = json.loads(path.read_text())
     changed = [name for name in DATA_OPTIONS if first.get(name) != getattr(config, name)]
@@ -139,15 +133,13 @@ def settle_config(config: StreamConfig, run: Path) -> StreamConfig:
 
 
 # ------------------------------------------------------------------ network
-def open_network(config: StreamConfig, run: Path, log: Log):
-    """The checkpoint (compiled, optimizer state included), or a new network
-    (from ``--init`` when given), compiled."""
+def open_network(config: StreamConfig, run: Path, checkpoint: Optional[str], log: Log):
+    """The run's ``checkpoint`` (compiled, optimizer state included), or
+    without one a new network (from ``--init`` when given), compiled."""
     from imago.nn.networks import NeuralNetwork, create_network, load_network, transfer_weights
 
-    state_path = run / "state.json"
-    name = json.loads(state_path.read_text()).get("checkpoint") if state_path.exists() else None
-    if name:
-        return NeuralNetwork.load(run / name, compile=True)
+    if checkpoint:
+        return NeuralNetwork.load(run / checkpoint, compile=True)
     net = create_network("residual", max(config.sizes), config.plane_set, l2=config.l2,
                          blocks=config.blocks, filters=config.filters, score=True,
                          pooling="sized")
@@ -189,7 +181,7 @@ def validate(net, samples: dict[int, dict], plane_set: str) -> dict[str, dict]:
             sums["own_n"] += float(owned.sum())
             if "score" in pred:
                 w = y["score"][:, 1]
-                sums["score_ae"] += float((np.abs(pred["score"] - y["score"][:, 0] * 20.0)
+                sums["score_ae"] += float((np.abs(pred["score"] - y["score"][:, 0] * SCORE_SCALE)
                                            * w).sum())
                 sums["score_n"] += float(w.sum())
         out[str(size)] = {
@@ -247,7 +239,7 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
     from imago.nn.summaries import ScalarWriter
 
     set_random_seed(config.seed)
-    net = open_network(config, run, log)
+    net = open_network(config, run, state.get("checkpoint"), log)
     writer = ScalarWriter(run / "tensorboard")
     start = state["step"]
     log(f"{'resuming at step ' + str(start) if start else 'starting'}: "
@@ -325,7 +317,7 @@ def save(net, run: Path, config: StreamConfig, state: dict, by_size: dict[int, i
     net.save(run / name, include_optimizer=True)
     net.save(run / "model.keras", **model_metadata(config, state, by_size))
     state["checkpoint"] = name
-    _write_json(run / "state.json", state)
+    write_json(run / "state.json", state)
     for old in run.glob("checkpoint-*.keras"):
         if old.name != name:
             old.unlink(missing_ok=True)

@@ -22,12 +22,17 @@ from .options import TrainConfig
 from .start import Checkpoint, check_output, open_network, plan_start, writable_folder
 
 
+def cosine_rate(rate: float, done: float) -> float:
+    """``rate`` decayed along a half cosine to 1% of it as ``done`` goes
+    from 0 to 1 (the share of the training behind)."""
+    return rate * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * min(done, 1.0))))
+
+
 def learning_rate_at(config: TrainConfig, epoch: int) -> float:
     """The schedule: constant, or cosine decay to 1% over the epochs."""
     if config.schedule == "constant" or config.epochs <= 1:
         return config.learning_rate
-    t = min(epoch / max(config.epochs - 1, 1), 1.0)
-    return config.learning_rate * (0.01 + 0.99 * 0.5 * (1 + math.cos(math.pi * t)))
+    return cosine_rate(config.learning_rate, epoch / max(config.epochs - 1, 1))
 
 
 def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
