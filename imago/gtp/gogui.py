@@ -16,7 +16,7 @@ import numpy as np
 
 from imago.engine.algorithm import checked
 from imago.engine.engine import GameEngine
-from imago.game import index_to_vertex
+from imago.game import BLACK, index_to_vertex
 
 from .table import GtpError, Session, color, command, number, word
 
@@ -136,11 +136,11 @@ def _imago_score(session: Session, who: int) -> str:
     labels = [f"{index_to_vertex(r.point, size)} {r.score_lead:+.1f}"
               for r in search.results(root, limit=10)
               if r.point is not None and r.score_lead is not None]
-    black = summary.score_lead if who == 1 else -summary.score_lead
+    black = summary.score_lead if who == BLACK else -summary.score_lead
     leader = "Black" if black >= 0 else "White"
     lines = [f"LABEL {' '.join(labels)}"] if labels else []
     lines.append(f"TEXT {leader} leads by {abs(black):.1f} ({summary.visits} visits; labels: "
-                 f"the lead for {'Black' if who == 1 else 'White'} after each move)")
+                 f"the lead for {'Black' if who == BLACK else 'White'} after each move)")
     return "\n".join(lines)
 
 

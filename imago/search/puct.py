@@ -354,9 +354,8 @@ class PUCTSearch:
         mask = np.zeros(size * size + 1, dtype=bool)
         empties = board.empties
         if exact:
-            color, keep = self.root_color, self.self_atari
-            empties = [p for p in empties if board.illegal_reason(p, color) is None
-                       and (keep or not losing_self_atari(board, p, color))]
+            color = self.root_color
+            empties = [p for p in empties if not self._unplayable(board, p, color)]
         mask[point_actions(size)[empties]] = True
         mask[-1] = True
         return mask
@@ -393,9 +392,14 @@ class PUCTSearch:
         for action in root.open_actions():
             point = points[action]
             if point is not None and action not in tried \
-                    and (board.illegal_reason(point, color) is not None
-                         or (not self.self_atari and losing_self_atari(board, point, color))):
+                    and self._unplayable(board, point, color):
                 root.strike(int(action))
+
+    def _unplayable(self, board, point: int, color: int) -> bool:
+        """Whether ``color`` may not play ``point`` in the search: illegal,
+        or a losing self-atari (unless ``self_atari`` is set)."""
+        return board.illegal_reason(point, color) is not None \
+            or (not self.self_atari and losing_self_atari(board, point, color))
 
     def _add_noise(self, root: SearchNode) -> None:
         actions = root.open_actions()
@@ -561,15 +565,13 @@ class PUCTSearch:
         hashes: deque = deque(maxlen=HISTORY - 1)
         path = []
         vl = self.virtual_loss
-        prune = not self.self_atari
         root_color, center = self.root_color, self._score_sum / self._score_n
         while node.expanded and not node.terminal:
             action, edge = self._choose(node, center if color == root_color else -center)
             point = points[action]
             if edge < 0:
-                if point is not None and (board.illegal_reason(point, color) is not None or
-                                          (prune and losing_self_atari(board, point, color))):
-                    node.strike(action)  # illegal, or a losing self-atari: never a move
+                if point is not None and self._unplayable(board, point, color):
+                    node.strike(action)  # never a move here
                     continue
                 edge, child = node.add_edge(action)
                 child.terminal = action == pass_action and passes >= 1
