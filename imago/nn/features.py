@@ -125,6 +125,16 @@ def _liberty_counts(board: GameBoard, cells: np.ndarray) -> np.ndarray:
     return out
 
 
+def with_komi_plane(planes: np.ndarray, komi, color) -> np.ndarray:
+    """``(n, size, size, p)`` 0/1 planes with the komi plane appended
+    (float32), from each position's ``komi`` and ``color`` to move: how
+    stores that keep the 0/1 planes packed give back a ``komi`` input."""
+    value = komi_plane_value(komi, color).reshape(-1, 1, 1, 1)
+    n, size = planes.shape[0], planes.shape[1]
+    return np.concatenate([planes.astype(np.float32),
+                           np.broadcast_to(value, (n, size, size, 1))], axis=3)
+
+
 def encode_into(out: np.ndarray, node: GameMove, plane_set: str = "history",
                 color: Optional[int] = None, komi: Optional[float] = None) -> None:
     """Write the planes of the position at ``node`` with ``color`` to move
@@ -258,7 +268,9 @@ def augment_batch(planes: np.ndarray, moves: np.ndarray,
 
 
 __all__ = [
-    "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "SCORE_SCALE", "DEFAULT_KOMI", "komi_plane_value", "HISTORY", "num_planes", "board_index", "point_to_move",
+    "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "SCORE_SCALE", "DEFAULT_KOMI",
+    "komi_plane_value", "with_komi_plane", "HISTORY", "num_planes", "board_index",
+    "point_to_move",
     "move_to_point", "board_array", "encode", "encode_into", "encode_batch",
     "legal_mask", "symmetry_tables", "apply_symmetry", "transform_move",
     "augment_batch",

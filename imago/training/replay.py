@@ -56,7 +56,7 @@ import numpy as np
 
 from imago.game import BLACK, WHITE
 from imago.game.coords import MAX_SIZE
-from imago.nn.features import BINARY_PLANES, PLANE_SETS, komi_plane_value, symmetry_tables
+from imago.nn.features import BINARY_PLANES, PLANE_SETS, symmetry_tables, with_komi_plane
 
 log = logging.getLogger("imago.training")
 
@@ -342,17 +342,15 @@ class ReplayBuffer:
         idx = gather[syms]
         bits = np.unpackbits(batch["planes"], axis=1, count=area * packed)
         planes = np.take_along_axis(bits.reshape(n, area, packed), idx[:, :, None], axis=1)
+        planes = planes.reshape(n, size, size, packed)
         if packed < plane_count:  # the komi plane, the same on every point
-            komi = komi_plane_value(batch["komi"], batch["to_move"])
-            planes = np.concatenate(
-                [planes.astype(np.float32),
-                 np.broadcast_to(komi[:, None, None], (n, area, 1))], axis=2)
+            planes = with_komi_plane(planes, batch["komi"], batch["to_move"])
         policy = batch["policy"].astype(np.float32)
         policy[:, :area] = np.take_along_axis(policy[:, :area], idx, axis=1)
         totals = policy.sum(axis=1, keepdims=True)
         np.divide(policy, totals, out=policy, where=totals > 0)
         ownership = np.take_along_axis(batch["ownership"], idx, axis=1)
-        return {"planes": planes.reshape(n, size, size, plane_count).astype(np.float32),
+        return {"planes": planes.astype(np.float32),
                 "policy": policy,
                 "policy_weight": batch["full"].astype(np.float32),
                 "value": batch["value"].astype(np.float32),

@@ -40,12 +40,12 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, komi_plane_value,
-                               num_planes)
+from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, num_planes,
+                               with_komi_plane)
 from imago.sgf import find_sgf_files
 
-from .data import (_file_key, folder_chunks, game_samples, write_json, is_validation_game, load_shard, opening_moves_to_skip,
-                   readable_files, save_shard)
+from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard,
+                   opening_moves_to_skip, readable_files, save_shard, write_json)
 from .games import load_games
 
 log = logging.getLogger("imago.training")
@@ -255,9 +255,7 @@ def make_batch(rows: dict, size: int, plane_set: str, heads: Sequence[str],
         value = np.where(shift != 0, np.sign(lead), value).astype(np.float32)
     x = planes.astype(np.float32)
     if num_planes(plane_set) > binary:
-        komi_plane = np.broadcast_to(komi_plane_value(komi, rows["color"])[:, None, None, None],
-                                     (n, size, size, 1))
-        x = np.concatenate([x, komi_plane], axis=3)
+        x = with_komi_plane(planes, komi, rows["color"])
     y = {"policy": moves.astype(np.int32)}
     if "value" in heads:
         y["value"] = np.stack([value, rows["value_mask"].astype(np.float32)], axis=1)
