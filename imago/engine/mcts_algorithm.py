@@ -16,7 +16,7 @@ from typing import Any, Optional
 import numpy as np
 
 from imago.game import Count, GameState, count, lost_for_good
-from imago.game.counting import SETTLED_THRESHOLD
+from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
@@ -26,8 +26,18 @@ NO_MODEL = ("", "none", "playouts")
 _ANY_START = random.Random(0)
 SETTLED = 0.6
 """A string's fate is clear when its ownership is beyond this (either way)."""
-MIN_NETWORK_SIZE = 5
-"""Smaller boards are searched with playouts even when a network is loaded."""
+MIN_NETWORK_SIZE = SMALL_BOARD
+"""Smaller boards (counted as the stones stand) are searched with playouts
+even when a network is loaded, and by the search alone: every move tried
+(self-ataris too, which decide their superko fights) and passes chosen by
+the search's proven or searched results, never by the count's verdict (the
+count is the rules' own there); no resignation, so that games end with
+their score."""
+SMALL_BOARD_VISITS = 4000
+"""Visits a move at least on those boards when no time is given: a visit
+costs a few hundred microseconds there, and the default 200 leave 3x3 to
+chance (White won 2 of 3 self-play games at 200; Black took the board in 6
+of 6 at 4,000, about 0.3 s a move, many searches ending early once proven)."""
 PASS_WINRATE = 0.02
 """A searched pass is as good as the best board move when its win rate is
 within this of the move's (and its lead within ``pass_margin`` points)."""
@@ -126,6 +136,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  seed=seed, self_atari=flag(self_atari),
                                  score_utility=checked("score_utility", score_utility, low=0))
         self.low_winrate_streak = 0
+        self.self_atari = flag(self_atari)  # handed to the search at every move
         self.searched = False
         self.warmed_up: set[int] = set()
         self._warm_up_lock = threading.Lock()
@@ -175,6 +186,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
             self.search.cache.clear()
             self.search.evaluator = evaluator
         self.search.batch_size = self.batch_size if use_network else 1
+        self.search.self_atari = self.self_atari or self._search_alone(state)
         self.playouts.komi = state.komi
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
@@ -188,7 +200,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self._choose_evaluator(state)
         if seconds is not None:
             seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
-        judged = self.judge(state) if self._may_pass(state) else None
+        alone = self._search_alone(state)
+        judged = None if alone else self.judge(state) if self._may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
         if judged is not None:  # lines that end in the search count them as the game will
             self.search.assume_dead(state.board, [p for p in judged.dead
@@ -199,27 +212,30 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 return None
             if lost_for_good(judged, color):  # the count is final: no move is too early
                 return None if self._resign_off() else RESIGN
-        if not self._has_board_move(state, color):
+        if not alone and not self._has_board_move(state, color):
             return None
         if judged is not None and judged.settled and self._game_is_over(state, judged, color):
             return None
-        root = self._search(state, color, seconds, stop, progress, interval, pass_wins)
+        root = self._search(state, color, seconds, stop, progress, interval, pass_wins or alone)
         self.searched = True
         if root.terminal or not root.expanded:
             return None
         point = self.search.point_of(self._pick(root, state))
-        if point is None and not pass_wins:
+        if point is None and not pass_wins and not alone:
             point = self._best_board_move(root)
         elif point is not None and pass_wins and self._pass_is_as_good(root):
             point = None
         lead = self.search.summary(root).score_lead
-        if self._should_resign(state, self.search.winrate(root), lead, judged, color):
+        if not alone and self._should_resign(state, self.search.winrate(root), lead, judged,
+                                             color):
             return RESIGN
         return point
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
                 allow_pass: bool = True):
         visits = None if seconds is not None else self.visits
+        if visits is not None and self._search_alone(state):
+            visits = max(visits, SMALL_BOARD_VISITS)
         if progress is None:
             return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
                                    allow_pass=allow_pass)
@@ -278,6 +294,12 @@ class MCTSAlgorithm(DecisionAlgorithm):
             judged = count(board, state.rules, state.to_move, ownership=judged.ownership,
                            dead=[p for p in judged.dead if p not in alive])
         return judged
+
+    @staticmethod
+    def _search_alone(state: GameState) -> bool:
+        """Whether the search alone chooses every move, pass included (see
+        :data:`MIN_NETWORK_SIZE`): no count shortcuts, no resignation."""
+        return state.size < MIN_NETWORK_SIZE
 
     @staticmethod
     def _may_pass(state: GameState) -> bool:

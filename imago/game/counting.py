@@ -49,6 +49,14 @@ SETTLED_THRESHOLD = 0.6
 """A string's fate is clear when its ownership is at least this far from
 zero either way (or it lives in seki)."""
 
+SMALL_BOARD = 5
+"""Boards smaller than this are counted as the stones stand (every stone
+alive, a point owned only when it is enclosed by one colour: the rules the
+solved results of 2x2 to 4x4 are given under). Their fights are decided by
+positional superko, which playouts that ignore the game's history misjudge:
+on 2x2 a lone stone facing two in atari looks like it captures, where the
+capture repeats an earlier position."""
+
 
 @dataclass(frozen=True)
 class Rules:
@@ -216,6 +224,14 @@ def final_owners(board: GameBoard, ownership: Sequence[float],
     return owners
 
 
+def standing_ownership(board: GameBoard) -> list[float]:
+    """The ownership of the board as the stones stand: +1 for Black's area
+    points (stones and points only Black encloses), -1 for White's, 0 for
+    the rest."""
+    sign = {BLACK: 1.0, WHITE: -1.0}
+    return [sign.get(owner, 0.0) for owner in area_owners(board)]
+
+
 def count(board: GameBoard, rules: Rules, to_move: int,
           ownership: Optional[Sequence[float]] = None,
           dead: Optional[Sequence[int]] = None) -> Count:
@@ -225,7 +241,10 @@ def count(board: GameBoard, rules: Rules, to_move: int,
     ``ownership`` (+1 Black, -1 White per cell of the board's array)
     replaces the playout estimate of :func:`final_ownership` for ``to_move``
     when given; ``dead`` replaces the dead stones it implies (stones the
-    players agreed on)."""
+    players agreed on). Boards below :data:`SMALL_BOARD` are counted as
+    the stones stand, whatever ``ownership`` says."""
+    if board.size < SMALL_BOARD and dead is None:
+        ownership, dead = standing_ownership(board), ()
     estimate = final_ownership(board, to_move) if ownership is None else ownership
     dead = dead_stones(board, estimate) if dead is None else sorted(set(dead))
     seki = seki_stones(board, dead)

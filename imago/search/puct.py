@@ -450,7 +450,9 @@ class PUCTSearch:
                 break
             if stop is not None and stop():
                 break
-            if early_stop and self._settled(root, target, deadline, start, total - done_before):
+            if early_stop and (root.exact is not None
+                               or self._settled(root, target, deadline, start,
+                                                total - done_before)):
                 break
             batch = self.batch_size if target is None else min(self.batch_size, target - total)
             self.step(max(1, batch))
@@ -509,7 +511,8 @@ class PUCTSearch:
             if margins is not None:
                 score = node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
             if cache is not None:
-                cache[leaf.key] = (node.priors, value, score)
+                cache[leaf.key] = (node.priors, value) if score is None \
+                    else (node.priors, value, score)
             self._backup(leaf.path, value, node.score)
 
     def _choose(self, node: SearchNode, center: float = 0.0) -> tuple[int, int]:
@@ -566,7 +569,7 @@ class PUCTSearch:
         path = []
         vl = self.virtual_loss
         root_color, center = self.root_color, self._score_sum / self._score_n
-        while node.expanded and not node.terminal:
+        while node.expanded and not node.terminal and (node.exact is None or not path):
             action, edge = self._choose(node, center if color == root_color else -center)
             point = points[action]
             if edge < 0:
@@ -590,16 +593,25 @@ class PUCTSearch:
                 passes = 0
             color = 3 - color
             node = node.children[edge]
-        if node.terminal:
-            self._backup(path, *self._terminal_outcome(board, color))
+        if node.terminal or node.exact is not None:
+            if node.exact is None:
+                value, score = self._terminal_outcome(board, color)
+                if not self._dead:  # counted as the stones stand: the rules' own result
+                    node.exact = score
+            else:
+                score = node.exact
+                value = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
+            self._backup(path, value, score)
+            if node.exact is not None:
+                self.prove(path)
             return None
         earlier = list(reversed(hashes)) + self._root_hashes
         key = hash((color, board.hash, *earlier[:HISTORY - 1]))
         cached = self.cache.get(key)
-        if cached is not None:
-            node.priors, node.value, score = cached
-            if score is not None:
-                node.score, self.scored = score, True
+        if cached is not None:  # (priors, value) or, with a score, (priors, value, score)
+            node.priors, node.value = cached[0], cached[1]
+            if len(cached) > 2:
+                node.score, self.scored = cached[2], True
             self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
@@ -625,6 +637,39 @@ class PUCTSearch:
         if self._utility:  # the root's mean lead, the utility's centre
             self._score_sum += score
             self._score_n += 1.0
+
+    def prove(self, path) -> None:
+        """Carry a proven score up ``path`` (its last child proven): a node
+        is proven when one of its moves reaches the best score a player can
+        have (the whole board), or when every move it may choose (open, not
+        struck) has a proven child; its score is then the best of theirs.
+        Proven nodes are searched no more, and the move chosen at a proven
+        root is one that keeps its score (:meth:`SearchNode.best_edge`), so
+        small boards and settled endings are played exactly. A root whose
+        pass is struck out is not proven: the pass may come back."""
+        pass_action = self.size * self.size
+        whole_board = {1: pass_action - self.komi, 2: pass_action + self.komi}
+        for depth in range(len(path) - 1, -1, -1):
+            node, edge = path[depth]
+            best = -node.children[edge].exact
+            color = self.root_color if depth % 2 == 0 else 3 - self.root_color
+            if best < whole_board[color]:
+                open_moves = node.open_actions()
+                if len(open_moves) > node.edges:
+                    return
+                wanted = set(open_moves.tolist())
+                reached = 0
+                for action, child in zip(node.moves.tolist(), node.children):
+                    if action in wanted:
+                        if child.exact is None:
+                            return
+                        best = max(best, -child.exact)
+                        reached += 1
+                if reached < len(wanted):
+                    return
+            if node is self.root and node.is_struck(pass_action):
+                return
+            node.exact = best
 
     def _terminal_outcome(self, board, to_move: int) -> tuple[float, float]:
         """Two passes: the area score decides, with the stones the root's

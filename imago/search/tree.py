@@ -19,7 +19,11 @@ moves (points row-major from the top-left, the pass last; see
   board;
 - ``struck``: moves found illegal when first tried (suicide, ko, superko)
   or losing self-ataris (see :mod:`imago.search.tactics`), or a root pass
-  the engine refuses, which selection never chooses again.
+  the engine refuses, which selection never chooses again;
+- ``exact``: the final score (area, komi included, for the player to move)
+  once the search has proven it: a line that ended with two passes, or a
+  node whose every open move leads to a proven child (see
+  :meth:`imago.search.puct.PUCTSearch.prove`).
 
 The board of a node is never stored: a simulation replays its path on a
 scratch copy of the root's board.
@@ -56,11 +60,25 @@ def decode_priors(priors: bytes) -> np.ndarray:
     return PRIOR_OF_BYTE[np.frombuffer(priors, dtype=np.uint8)]
 
 
+CAREFUL, TERMINAL = 1, 2
+"""The bits of :attr:`SearchNode.flags`."""
+
+
+def _flag(bit: int, doc: str) -> property:
+    """A boolean attribute kept as one bit of the node's ``flags``."""
+    def get(node: "SearchNode") -> bool:
+        return bool(node.flags & bit)
+
+    def set_(node: "SearchNode", on: bool) -> None:
+        node.flags = node.flags | bit if on else node.flags & ~bit
+    return property(get, set_, doc=doc)
+
+
 class SearchNode:
     """A position of the search tree and the statistics of its moves."""
 
     __slots__ = ("priors", "value", "score", "total", "_moves", "_visits", "_values",
-                 "_scores", "edges", "children", "struck", "careful", "terminal")
+                 "_scores", "edges", "children", "struck", "flags", "exact")
 
     def __init__(self) -> None:
         self.priors: Optional[bytes] = None   # None until expanded
@@ -74,12 +92,15 @@ class SearchNode:
         self.edges = 0
         self.children: Sequence[SearchNode] = ()  # a list from the first edge on
         self.struck: Optional[list[int]] = None
-        self.careful = False       # priors from the evaluator's careful answer
-        self.terminal = False      # reached by a second pass in a row: the game is over
+        self.flags = 0             # CAREFUL | TERMINAL (one slot: nodes are many)
+        self.exact: Optional[float] = None  # the proven final score for the player to move
 
     @property
     def expanded(self) -> bool:
         return self.priors is not None
+
+    careful = _flag(CAREFUL, "Whether the priors are the evaluator's careful answer.")
+    terminal = _flag(TERMINAL, "Whether a second pass in a row reached this node (game over).")
 
     def total_visits(self) -> int:
         """Visits through this node's edges (its own first visit excluded)."""
@@ -168,11 +189,19 @@ class SearchNode:
         return np.flatnonzero(open_)
 
     def best_edge(self) -> int:
-        """The most visited edge (prior breaks ties); -1 without edges."""
+        """The most visited edge (prior breaks ties); -1 without edges. At a
+        node whose score is proven, the most visited of the edges that reach
+        it."""
         if not len(self.moves):
             return -1
         priors = self.prior_values()[self.moves]
-        return int(np.lexsort((priors, self.visits))[-1])
+        visits = self.visits
+        if self.exact is not None:
+            reach = np.array([c.exact is not None and -c.exact >= self.exact
+                              for c in self.children[:self.edges]])
+            if reach.any():
+                visits = np.where(reach, visits + 1e9, visits)
+        return int(np.lexsort((priors, visits))[-1])
 
     def best_action(self) -> int:
         """The most visited move, or the highest prior before any visit."""
