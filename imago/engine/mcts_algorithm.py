@@ -117,6 +117,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.resign_moves = checked("resign_moves", resign_moves, int, low=1)
         self.no_resign = flag(no_resign)
         self.pass_margin = checked("pass_margin", pass_margin, low=0)
+        self.self_atari = flag(self_atari)  # handed to the search at every move
         self.seed = seed
         self.batch_size = checked("batch_size", batch_size, int, low=1)
         try:
@@ -133,10 +134,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  dirichlet_alpha=checked("dirichlet_alpha", dirichlet_alpha, low=0),
                                  noise_fraction=checked("noise_fraction", noise_fraction,
                                                         low=0, high=1),
-                                 seed=seed, self_atari=flag(self_atari),
+                                 seed=seed, self_atari=self.self_atari,
                                  score_utility=checked("score_utility", score_utility, low=0))
         self.low_winrate_streak = 0
-        self.self_atari = flag(self_atari)  # handed to the search at every move
         self.searched = False
         self.warmed_up: set[int] = set()
         self._warm_up_lock = threading.Lock()
@@ -201,7 +201,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if seconds is not None:
             seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
         alone = self._search_alone(state)
-        judged = None if alone else self.judge(state) if self._may_pass(state) else None
+        judged = self.judge(state) if not alone and self._may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
         if judged is not None:  # lines that end in the search count them as the game will
             self.search.assume_dead(state.board, [p for p in judged.dead

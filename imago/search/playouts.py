@@ -10,6 +10,8 @@ import numpy as np
 from imago.game import area_score
 from imago.nn.evaluator import Evaluation
 
+from .tree import win_value
+
 
 class PlayoutEvaluator:
     """Uniform priors over moves and the value of random playouts
@@ -36,7 +38,7 @@ class PlayoutEvaluator:
                 board = leaf.board.copy()
                 board.playout(leaf.to_move, self.rng, getattr(leaf, "passes", 0))
                 score = area_score(board, self.komi)
-                total += sign * (1.0 if score > 0 else -1.0 if score < 0 else 0.0)
+                total += sign * win_value(score)
                 margin += sign * (score + self.komi)
             values[k] = total / self.playouts
             margins[k] = margin / self.playouts

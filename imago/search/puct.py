@@ -60,7 +60,7 @@ import numpy as np
 from imago.game import GameMove, GameState, area_score, to_index
 
 from .tactics import losing_self_atari
-from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors
+from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors, win_value
 
 HISTORY = 8
 """Positions in an evaluation's cache key (and the most any encoder sees)."""
@@ -594,14 +594,12 @@ class PUCTSearch:
             color = 3 - color
             node = node.children[edge]
         if node.terminal or node.exact is not None:
-            if node.exact is None:
-                value, score = self._terminal_outcome(board, color)
+            score = node.exact
+            if score is None:
+                score = self._terminal_score(board, color)
                 if not self._dead:  # counted as the stones stand: the rules' own result
                     node.exact = score
-            else:
-                score = node.exact
-                value = 1.0 if score > 0 else -1.0 if score < 0 else 0.0
-            self._backup(path, value, score)
+            self._backup(path, win_value(score), score)
             if node.exact is not None:
                 self.prove(path)
             return None
@@ -671,18 +669,16 @@ class PUCTSearch:
                 return
             node.exact = best
 
-    def _terminal_outcome(self, board, to_move: int) -> tuple[float, float]:
+    def _terminal_score(self, board, to_move: int) -> float:
         """Two passes: the area score decides, with the stones the root's
         count judged dead removed while they stand (:meth:`assume_dead`);
-        the value and the score for the player to move."""
+        the score for the player to move."""
         dead = self._dead
         if dead:
             cells = board.cells
             dead = [p for p, c in dead if cells[p] == c]
         score = area_score(board, self.komi, dead)
-        if to_move != 1:
-            score = -score
-        return (1.0 if score > 0 else -1.0 if score < 0 else 0.0), score
+        return score if to_move == 1 else -score
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
         """True when the best move cannot change in the remaining budget."""

@@ -60,6 +60,11 @@ def decode_priors(priors: bytes) -> np.ndarray:
     return PRIOR_OF_BYTE[np.frombuffer(priors, dtype=np.uint8)]
 
 
+def win_value(score: float) -> float:
+    """The value of a finished game's score: +1 won, -1 lost, 0 a draw."""
+    return 1.0 if score > 0 else -1.0 if score < 0 else 0.0
+
+
 CAREFUL, TERMINAL = 1, 2
 """The bits of :attr:`SearchNode.flags`."""
 
