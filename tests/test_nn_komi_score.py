@@ -269,7 +269,9 @@ def test_evaluator_margins_are_the_score_heads_lead_without_komi(score_net):
             return evaluator.evaluate(leaves)
 
     search = PUCTSearch(Recording(), batch_size=4, seed=2)
-    search.run(played([(BLACK, "E5")], komi=5.5), WHITE, visits=10)
+    # more visits than White has moves: some reply is searched twice, so leaves of both
+    # colours are asked whatever the random network prefers
+    search.run(played([(BLACK, "E5")], komi=5.5), WHITE, visits=100)
     assert {leaf.komi for leaf in asked} == {5.5}
     leaves = [leaf for leaf in asked if leaf.path]  # the root's answer gives no node score
     assert search.scored and len(leaves) >= 6
