@@ -156,8 +156,7 @@ def test_results_report_winrate_prior_lcb_and_pv():
 
 def test_does_not_pass_while_groups_are_unsettled():
     # the opponent has not passed and the board is open: pass is never chosen
-    alg = create_algorithm("mcts", model="none", visits=40, seed=1)
-    alg.network = PassLover()
+    alg = create_algorithm("mcts", model=PassLover(), visits=40, seed=1)
     game = GameState(7, komi=7.5)
     game.play(BLACK, vertex_to_index("D4", 7))
     assert alg.choose_move(game, WHITE) is not None

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, make_evaluator
+from imago.engine.mcts_algorithm import SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
 
@@ -100,8 +100,7 @@ class AnalysisEngine:
         self.settings = dict(settings or {})
         self.seed = seed
         self.write = write or _print_json
-        self.network = make_evaluator(model, 7.5, seed, self.search_batch, symmetries)
-        self._uses_network = not isinstance(self.network, PlayoutEvaluator)
+        self.networks = SizedEvaluators(model, seed, self.search_batch, symmetries)
         self._pools: dict[Any, SearchPool] = {}
         self._caches: dict[float, dict] = {}
         self._waiting: list = []          # heap of (-priority, order, task)
@@ -286,7 +285,8 @@ class AnalysisEngine:
     def _share_batches(self) -> None:
         """Each network search's leaves per round: the round's room shared
         out among the running network searches."""
-        searches = [t.job.search for t in self._running if t.job.search.evaluator is self.network]
+        searches = [t.job.search for t in self._running
+                    if not isinstance(t.job.search.evaluator, PlayoutEvaluator)]
         if searches:
             share = max(self.min_batch, min(self.search_batch, self.max_leaves // len(searches)))
             for search in searches:
@@ -307,7 +307,8 @@ class AnalysisEngine:
             settings = {**self.settings, **query.overrides}
             search = PUCTSearch(evaluator, c_puct=settings.get("c_puct", 1.5),
                                 fpu_reduction=settings.get("fpu_reduction", 0.25),
-                                batch_size=self.search_batch if evaluator is self.network else 1,
+                                batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
+                                else self.search_batch,
                                 seed=self.seed)
             search.cache = self._caches.setdefault(query.komi, {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
@@ -315,19 +316,18 @@ class AnalysisEngine:
                          root_temperature=query.root_policy_temperature or 1.0)
 
     def _pool_for(self, query: Query) -> SearchPool:
-        """The pool of the query's evaluator: the network's (from 5x5 up,
-        as in play), or random playouts for the query's komi (playouts
-        score with their own komi). Raises ValueError when the network
-        cannot play the size."""
-        if self._uses_network and query.size >= MIN_NETWORK_SIZE:
-            self.network.check_size(query.size)
-            key: Any = "network"
+        """The pool of the query's evaluator: the network of its board size
+        (from 5x5 up, as in play), or random playouts for the query's komi
+        (playouts score with their own komi). Raises ValueError when the
+        network cannot play the size."""
+        if self.networks.uses_network(query.size):
+            key: Any = self.networks.for_size(query.size)
+            key.check_size(query.size)
         else:
             key = ("playouts", query.komi)
         pool = self._pools.get(key)
         if pool is None:
-            evaluator = self.network if key == "network" else PlayoutEvaluator(query.komi,
-                                                                              self.seed)
+            evaluator = PlayoutEvaluator(query.komi, self.seed) if isinstance(key, tuple) else key
             # not pipelined: on 2 cores a network with both of them beats a
             # network on one core beside the tree work (python -m imago.bench
             # analysis, 2026-11-23: 3.2 s against 4.1 s a query)

@@ -90,13 +90,14 @@ def main(argv: list[str]) -> int:
     print(f"analysis of every position of {name} ({MOVES} moves, 9x9) at {VISITS} visits, "
           f"{model if model == 'none' else Path(model).name}:")
     one_query(engine, moves[:4])          # loads and compiles the network
-    sequential(engine.network, moves[:2])
+    network = engine.networks.for_size(9)
+    sequential(network, moves[:2])
     seq, pooled, visits = [], [], 0
     for _ in range(runs):
-        seq.append(sequential(engine.network, moves))
+        seq.append(sequential(network, moves))
         seconds, visits = one_query(engine, moves)
         pooled.append(seconds)
-    batches = engine._pools["network"].batches if "network" in engine._pools else []
+    batches = engine._pools[network].batches if network in engine._pools else []
     engine.close()
     s, p = statistics.median(seq), statistics.median(pooled)
     print(f"  sequential searches : {s:6.1f} s  ({(MOVES + 1) * VISITS / s:5.0f} visits/s)")

@@ -8,6 +8,7 @@ between moves and reused when the game follows it (play, genmove, undo).
 from __future__ import annotations
 
 import gc
+import logging
 import random
 import threading
 import time
@@ -22,6 +23,7 @@ from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
 
+log = logging.getLogger(__name__)
 NO_MODEL = ("", "none", "playouts")
 _ANY_START = random.Random(0)
 SETTLED = 0.6
@@ -58,15 +60,16 @@ def flag(value: Any) -> bool:
 
 
 def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int,
-                   symmetries: str = "random") -> Any:
+                   symmetries: str = "random", size: int = 9) -> Any:
     """A network evaluator for ``model`` (a path; ``default``: the shipped
-    residual network when it and TensorFlow are installed), turning leaves
-    by ``symmetries`` (see :class:`imago.nn.evaluator.NetworkEvaluator`), or
-    random playouts for ``none``."""
+    network for ``size`` boards when it and TensorFlow are installed),
+    turning leaves by ``symmetries`` (see
+    :class:`imago.nn.evaluator.NetworkEvaluator`), or random playouts for
+    ``none``."""
     if model == "default":
         from imago.nn.evaluator import default_model_path
 
-        path = default_model_path()
+        path = default_model_path(size)
         model = None if path is None else str(path)
     if model is None or str(model).lower() in NO_MODEL:
         return PlayoutEvaluator(komi=komi, seed=seed)
@@ -74,11 +77,52 @@ def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch
     return NetworkEvaluator(model, batch_size=batch_size, symmetries=symmetries, seed=seed)
 
 
+class SizedEvaluators:
+    """The evaluator of each board size, each made once: the model given
+    for every size, or with ``default`` the shipped network of the size
+    (the 9x9 network on 9x9, the multi-size one elsewhere), or an
+    evaluator object given as the model (tests, programs embedding imago).
+    Raises ValueError at once when the model file is missing."""
+
+    def __init__(self, model: Optional[str], seed: Optional[int], batch_size: int,
+                 symmetries: str = "random"):
+        self.model, self.seed, self.batch_size = model, seed, batch_size
+        self.symmetries = str(symmetries)
+        self._made: dict[str, Any] = {}
+        self.for_size(9)
+
+    def for_size(self, size: int) -> Any:
+        model = self.model
+        if hasattr(model, "evaluate"):
+            return model
+        if model == "default":
+            from imago.nn.evaluator import default_model_path
+
+            path = default_model_path(size)
+            model = None if path is None else str(path)
+        key = str(model)
+        if key not in self._made:
+            try:
+                self._made[key] = make_evaluator(model, 7.5, self.seed, self.batch_size,
+                                                 self.symmetries)
+            except FileNotFoundError as err:
+                raise ValueError(str(err)) from None
+            log.info("%dx%d: network %s", size, size, model)
+        return self._made[key]
+
+    def uses_network(self, size: int) -> bool:
+        """Whether ``size`` boards are searched with a network (from 5x5 up,
+        when one is loaded)."""
+        return size >= MIN_NETWORK_SIZE and \
+            not isinstance(self.for_size(size), PlayoutEvaluator)
+
+
 class MCTSAlgorithm(DecisionAlgorithm):
     """PUCT tree search. Options (all settable from the command line):
 
-    - ``model``: network file (``default``: the shipped residual network
-      when available; ``none``: random playouts instead);
+    - ``model``: network file (``default``: the shipped network of the
+      board size when available, :func:`imago.nn.evaluator.shipped_model`;
+      ``none``: random playouts instead);
     - ``visits``: root visits per move when no time is given;
     - ``c_puct``, ``fpu_reduction``, ``batch_size``, ``virtual_loss``;
     - ``symmetries``: ``random`` (each leaf turned by a random board
@@ -120,10 +164,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.self_atari = flag(self_atari)  # handed to the search at every move
         self.seed = seed
         self.batch_size = checked("batch_size", batch_size, int, low=1)
-        try:
-            self.network = make_evaluator(model, 7.5, seed, self.batch_size, str(symmetries))
-        except FileNotFoundError as err:
-            raise ValueError(str(err)) from None
+        self.networks = SizedEvaluators(model, seed, self.batch_size, symmetries)
+        self.network = self.networks.for_size(9)  # the one in use: see _choose_evaluator
         self.playouts = self.network if isinstance(self.network, PlayoutEvaluator) \
             else PlayoutEvaluator(komi=7.5, seed=seed)
         self.search = PUCTSearch(self.network,
@@ -147,8 +189,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.low_winrate_streak = 0
 
     def check_size(self, size: int) -> None:
-        if self._uses_network(size):
-            self.network.check_size(size)
+        if self.networks.uses_network(size):
+            self.networks.for_size(size).check_size(size)
 
     def prepare(self, size: int) -> None:
         """Load the network and pay its first call on ``size`` boards (the
@@ -157,29 +199,27 @@ class MCTSAlgorithm(DecisionAlgorithm):
         long-lived TensorFlow objects out of the garbage collector's way:
         full collections walk every tracked object and made some moves take
         0.2 s longer."""
-        if not self._uses_network(size) or size in self.warmed_up:
+        if not self.networks.uses_network(size) or size in self.warmed_up:
             return
         with self._warm_up_lock:
             if size in self.warmed_up:
                 return
-            self.network.evaluate([GameState(size).current])
+            self.networks.for_size(size).evaluate([GameState(size).current])
             if not self.warmed_up:
                 gc.collect()
                 gc.freeze()
             self.warmed_up.add(size)
 
-    def _uses_network(self, size: int) -> bool:
-        return not isinstance(self.network, PlayoutEvaluator) and size >= MIN_NETWORK_SIZE
-
     def _choose_evaluator(self, state: GameState) -> None:
-        """The network from 5x5 up; random playouts on smaller boards, where
+        """The size's network from 5x5 up; random playouts on smaller boards, where
         a network trained on 9x9 misjudges everything (on 3x3 it prefers to
         pass) and search alone nearly solves the game. Playouts are
         evaluated one leaf at a time: batching only pays for network calls,
         and its virtual loss blurs the search."""
-        use_network = self._uses_network(state.size)
+        use_network = self.networks.uses_network(state.size)
         if use_network:
             self.prepare(state.size)
+            self.network = self.networks.for_size(state.size)
         evaluator = self.network if use_network else self.playouts
         if evaluator is not self.search.evaluator:
             self.search.forget()

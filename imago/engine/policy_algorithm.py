@@ -19,12 +19,13 @@ engine calls in the background, or by the first move.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 import numpy as np
 
 from imago.game import BLACK, GameState, count
-from imago.nn.evaluator import DEFAULT_MODEL, model_file
+from imago.nn.evaluator import DEFAULT_MODEL, model_file, shipped_model
 from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
 from imago.nn.modelfile import network_of
 
@@ -33,7 +34,8 @@ from .algorithm import DecisionAlgorithm, checked
 
 class PolicyAlgorithm(DecisionAlgorithm):
     """The network's best legal move. Options: ``model`` (path of a
-    ``.keras`` model; default the shipped ``models/residual9.keras``),
+    ``.keras`` model; default the shipped network of the board size,
+    ``models/residual9.keras`` on 9x9 and ``models/multi.keras`` elsewhere),
     ``temperature`` (0: best move; > 0: sample from ``p ** (1/T)``),
     ``seed`` (for sampling)."""
 
@@ -43,22 +45,36 @@ class PolicyAlgorithm(DecisionAlgorithm):
                  seed: Optional[int] = None, network: Any = None):
         self.temperature = checked("temperature", temperature, low=0)
         self.rng = np.random.default_rng(None if seed is None else int(seed))
-        if network is None:
+        self._given = network if network is not None else model
+        self._models: dict[Any, Any] = {}
+        self._model = self._model_for(9)
+
+    def _model_for(self, size: int) -> Any:
+        """The model of ``size`` boards (its metadata read when first
+        asked): the network or model given, else the shipped one of the
+        size (:func:`imago.nn.evaluator.shipped_model`)."""
+        given = self._given
+        if given is not None and not isinstance(given, (str, os.PathLike)):
+            return given
+        path = given or shipped_model(size)
+        if path not in self._models:
             try:
-                network = model_file(model or DEFAULT_MODEL)
+                self._models[path] = model_file(path)
             except FileNotFoundError as err:
                 raise ValueError(f"policy: {err}") from None
-        self._model = network
+        return self._models[path]
 
     @property
     def network(self) -> Any:
-        """The :class:`~imago.nn.networks.NeuralNetwork` (loaded on first use)."""
+        """The :class:`~imago.nn.networks.NeuralNetwork` of the last board
+        size played (loaded on first use)."""
         return network_of(self._model)
 
     def check_size(self, size: int) -> None:
-        self._model.check_size(size)
+        self._model_for(size).check_size(size)
 
     def prepare(self, size: int) -> None:
+        self._model = self._model_for(size)
         self._model.check_size(size)
         _ = self.network
 
@@ -68,6 +84,7 @@ class PolicyAlgorithm(DecisionAlgorithm):
         renormalised (pass last)."""
         node = state.current
         board = node.board
+        self._model = self._model_for(board.size)
         self.network.check_size(board.size)
         out = self.network.evaluate_nodes([node], [color])
         out = {k: v[0] for k, v in out.items()}

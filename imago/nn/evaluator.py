@@ -31,14 +31,27 @@ log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
+MULTI_SIZE_MODEL = MODELS_DIR / "multi.keras"
 
 
-def default_model_path() -> Optional[Path]:
-    """The shipped residual model, if it and TensorFlow are installed."""
+def shipped_model(size: int = 9) -> Path:
+    """The shipped network for ``size`` boards: ``residual9.keras`` on 9x9,
+    where it is the stronger (more 9x9 games behind it), and the multi-size
+    network on every other size (trained on 13x13 and 19x19 too, with komi
+    as an input); the 9x9 one wherever that is missing."""
+    if size == 9 or not MULTI_SIZE_MODEL.exists():
+        return DEFAULT_MODEL
+    return MULTI_SIZE_MODEL
+
+
+def default_model_path(size: int = 9) -> Optional[Path]:
+    """The shipped model for ``size`` boards (:func:`shipped_model`), if it
+    and TensorFlow are installed."""
     from importlib.util import find_spec
 
-    exists = DEFAULT_MODEL.exists() and find_spec("tensorflow") is not None
-    return DEFAULT_MODEL if exists else None
+    path = shipped_model(size)
+    exists = path.exists() and find_spec("tensorflow") is not None
+    return path if exists else None
 
 
 def set_network_threads(threads: int) -> Optional[str]:
@@ -138,6 +151,11 @@ class NetworkEvaluator:
                 log.warning("network threads: %s", problem)
             self._threads = None
         return network_of(self._model)
+
+    @property
+    def path(self) -> Optional[Path]:
+        """The model file (None for a network given as an object)."""
+        return self._model.path if isinstance(self._model, ModelFile) else None
 
     def check_size(self, size: int) -> None:
         """Raise :class:`~imago.nn.modelfile.ModelSizeError` (a ValueError)

@@ -50,7 +50,7 @@ def selfplay_parser() -> argparse.ArgumentParser:
                     "again plays only the games still missing.",
         epilog=CLUSTER)
     p.add_argument("--model", metavar="FILE",
-                   help="network (default: the shipped residual network)")
+                   help="network (default: the shipped network of --size)")
     p.add_argument("--games", type=int, required=True, metavar="N",
                    help="games the folder should hold for this generation")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
@@ -76,8 +76,8 @@ def rl_parser() -> argparse.ArgumentParser:
         epilog=CLUSTER)
     p.add_argument("--dir", required=True, metavar="RUN", help="the run's folder")
     p.add_argument("--model", metavar="FILE",
-                   help="starting network of a new run (default: the shipped residual "
-                        "network)")
+                   help="starting network of a new run (default: the shipped network "
+                        "of --size)")
     p.add_argument("--iterations", type=int, metavar="N",
                    help="stop after N iterations (default: run until interrupted)")
     p.add_argument("--games", type=int, default=d.games, metavar="N",
@@ -121,7 +121,7 @@ def selfplay_main(argv: list[str]) -> int:
         problems.append(f"--games must be at least 1, not {args.games}")
     if problems:
         parser.error("; ".join(problems))
-    model = _model(parser, args.model)
+    model = _model(parser, args.model, args.size)
     try:
         summary = run_selfplay(model, settings, args.games, args.out, workers=args.workers,
                                ray=args.ray, generation=args.generation, seed=args.seed,
@@ -155,7 +155,7 @@ def rl_main(argv: list[str]) -> int:
     if problems:
         parser.error("; ".join(problems))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    model = _model(parser, args.model)
+    model = _model(parser, args.model, args.size)
     try:
         run, config, state = start_run(args.dir, model, config, given, log=_stderr)
         run_loop(run, config, state, args.iterations, ray=args.ray, log=_stderr,
@@ -193,11 +193,11 @@ def _common_problems(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _model(parser: argparse.ArgumentParser, model: Optional[str]) -> str:
+def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int) -> str:
     from imago.nn.evaluator import default_model_path
     from imago.nn.modelfile import read_metadata
 
-    path = model or default_model_path()
+    path = model or default_model_path(size)
     if path is None:
         parser.error("no --model given and the shipped network (or TensorFlow) is missing")
     try:

@@ -156,7 +156,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                     "(training data for the value head: train.py --init MODEL "
                     "--train-heads value).")
     parser.add_argument("--model", default=None, metavar="FILE",
-                        help="network file (default: the shipped residual network)")
+                        help="network file (default: the shipped network of --size)")
     parser.add_argument("--games", type=int, default=1000, metavar="N",
                         help="games to play")
     parser.add_argument("--output", required=True, metavar="DIR",
@@ -185,7 +185,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     from imago.nn.evaluator import default_model_path
     from imago.nn.networks import ModelSizeError, load_network
 
-    model = args.model or default_model_path()
+    model = args.model or default_model_path(args.size)
     if model is None:
         print("selfplay: no model given and the shipped one (or TensorFlow) is missing",
               file=sys.stderr)
