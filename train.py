@@ -7,6 +7,9 @@
     python train.py stream --dir RUN FILES...
                                         one network for several board sizes, streamed
                                         and resumable (--help for the options)
+    python train.py heldout --model M FOLDERS...
+                                        networks measured on the games a stream run
+                                        holds out, per folder and board size
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -38,7 +41,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
                     "Bad files are named and skipped; a checkpoint is kept after every epoch\n"
                     "(--resume goes on from it). Self-play: `train.py selfplay --help` and\n"
                     "`train.py rl --help` (the AlphaGo Zero loop); several board sizes in\n"
-                    "one network: `train.py stream --help`.",
+                    "one network: `train.py stream --help`; networks measured on held-out\n"
+                    "games: `train.py heldout --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -115,7 +119,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
 
 
 SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
-               "stream": ("stream_cli", "stream_main")}
+               "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main")}
 """First words that name a subcommand, and its module and function (a
 records folder called so: ./rl)."""
 

@@ -394,3 +394,23 @@ def test_a_run_that_never_reached_a_checkpoint_takes_new_options(run_inputs, cap
     (run / "state.json").write_text(json.dumps({"step": 10, "checkpoint": "x.keras"}))
     with pytest.raises(ValueError, match="--sizes"):
         settle_config(StreamConfig(inputs=config.inputs, run_dir=str(run), sizes=[13]), run)
+
+
+def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_inputs, capsys):
+    from imago.training.heldout import heldout_main
+
+    model = str(run_inputs / "out" / "a.keras")
+    args = ["--model", model, str(run_inputs / "nine"), str(run_inputs / "thirteen"),
+            "--validation", "0.2", "--positions", "32", "--cache", str(run_inputs / "cache")]
+    assert heldout_main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["nine 9x9 a.keras", "thirteen 13x13 a.keras"]
+    # the same positions as the run's own validation: the same figures
+    last = json.loads((straight_run / "state.json").read_text())["validation"][-1]
+    for line, size in zip(lines, ("9", "13")):
+        figures = last[size]
+        assert f"{figures['positions']} positions, top-1 {figures['top1']:.1%}" in line
+        assert f"value {figures['value_mse']:.3f}" in line and "<20%" in line
+    with pytest.raises(SystemExit):
+        heldout_main(["--model", str(run_inputs / "none.keras"), str(run_inputs / "nine")])
+    assert "no model file" in capsys.readouterr().err

@@ -35,12 +35,13 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from imago.nn.features import PLANE_SETS, SCORE_SCALE
+from imago.nn.features import PLANE_SETS
 
 from .data import GnuGoDead, default_cache_dir, write_json
 from .selfplay_run import progress_bar
 from .trainer import cosine_rate
-from .stream import Plan, make_batch, prepare_shards, validation_samples
+from .heldout import measure
+from .stream import Plan, prepare_shards, validation_samples
 
 Log = Callable[[str], None]
 
@@ -161,34 +162,12 @@ def open_network(config: StreamConfig, run: Path, checkpoint: Optional[str], log
 def validate(net, samples: dict[int, dict], plane_set: str) -> dict[str, dict]:
     """Per board size: policy top-1, value MSE (games with a result),
     ownership accuracy (the sign, on owned points of counted games), score
-    mean absolute error in points (counted games)."""
+    mean absolute error in points (counted games): :func:`.heldout.measure`."""
+    keys = ("positions", "top1", "value_mse", "ownership_accuracy", "score_mae")
     out = {}
     for size, rows in sorted(samples.items()):
-        n = len(rows["moves"])
-        sums = {"top1": 0.0, "value_se": 0.0, "value_n": 0.0, "own_hit": 0.0, "own_n": 0.0,
-                "score_ae": 0.0, "score_n": 0.0}
-        for start in range(0, n, 256):
-            part = {k: v[start:start + 256] for k, v in rows.items()}
-            x, y = make_batch(part, size, plane_set, net.heads, None)
-            pred = net.evaluate(x)
-            sums["top1"] += float((pred["policy"].argmax(1) == y["policy"]).sum())
-            weight = y["value"][:, 1]
-            sums["value_se"] += float((np.square(pred["value"] - y["value"][:, 0]) * weight).sum())
-            sums["value_n"] += float(weight.sum())
-            own, own_w = y["ownership"][:, :-1], y["ownership"][:, -1:]
-            owned = (own != 0) * own_w
-            sums["own_hit"] += float(((np.sign(pred["ownership"]) == own) * owned).sum())
-            sums["own_n"] += float(owned.sum())
-            if "score" in pred:
-                w = y["score"][:, 1]
-                sums["score_ae"] += float((np.abs(pred["score"] - y["score"][:, 0] * SCORE_SCALE)
-                                           * w).sum())
-                sums["score_n"] += float(w.sum())
-        out[str(size)] = {
-            "positions": n, "top1": round(sums["top1"] / max(n, 1), 4),
-            "value_mse": round(sums["value_se"] / max(sums["value_n"], 1), 4),
-            "ownership_accuracy": round(sums["own_hit"] / max(sums["own_n"], 1), 4),
-            "score_mae": round(sums["score_ae"] / max(sums["score_n"], 1), 2)}
+        figures = measure(net, rows, size, plane_set)
+        out[str(size)] = {key: figures[key] or 0.0 for key in keys}
     return out
 
 

@@ -1,0 +1,152 @@
+"""Measure networks on held-out games: ``train.py heldout``.
+
+The held-out games are the ones ``train.py stream`` leaves out of training
+(a stable hash of each game's folder and file name, ``--validation`` of
+them), so a network trained by a stream run is measured on games it never
+saw. Figures come per data folder and board size: policy top-1, value mean
+squared error (games with a winner), ownership sign accuracy on the owned
+points of counted games, overall and by game phase (the share of the board
+covered by stones), and the score lead's mean absolute error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from imago.nn.features import SCORE_SCALE
+
+from .data import default_cache_dir
+from .options import HelpFormatter
+from .stream import binary_plane_set, make_batch, prepare_shards, validation_samples
+
+PHASES = (0.2, 0.4, 0.6)
+"""Game phases by the share of the points holding a stone: below 20%,
+20-40%, 40-60%, from 60%."""
+PHASE_NAMES = ("<20%", "20-40%", "40-60%", "60%+")
+
+
+def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256) -> dict:
+    """The figures of ``net`` on the samples ``rows`` of one board size
+    (per-sample arrays as :func:`imago.training.stream.validation_samples`
+    gives them), their planes made as ``plane_set``."""
+    n = len(rows["moves"])
+    sums = {"top1": 0.0, "value_se": 0.0, "value_n": 0.0, "score_ae": 0.0, "score_n": 0.0}
+    own_hit, own_n = np.zeros(len(PHASES) + 1), np.zeros(len(PHASES) + 1)
+    for start in range(0, n, chunk):
+        part = {k: v[start:start + chunk] for k, v in rows.items()}
+        x, y = make_batch(part, size, plane_set, net.heads, None)
+        pred = net.evaluate(x)
+        sums["top1"] += float((pred["policy"].argmax(1) == y["policy"]).sum())
+        weight = y["value"][:, 1]
+        sums["value_se"] += float((np.square(pred["value"] - y["value"][:, 0]) * weight).sum())
+        sums["value_n"] += float(weight.sum())
+        own, own_w = y["ownership"][:, :-1], y["ownership"][:, -1:]
+        owned = (own != 0) * own_w
+        hits = ((np.sign(pred["ownership"]) == own) * owned).sum(axis=1)
+        phase = np.digitize(x[..., :2].sum(axis=(1, 2, 3)) / (size * size), PHASES)
+        np.add.at(own_hit, phase, hits)
+        np.add.at(own_n, phase, owned.sum(axis=1))
+        if "score" in pred:
+            w = y["score"][:, 1]
+            sums["score_ae"] += float((np.abs(pred["score"] - y["score"][:, 0] * SCORE_SCALE)
+                                       * w).sum())
+            sums["score_n"] += float(w.sum())
+    return {"positions": n, "top1": round(sums["top1"] / max(n, 1), 4),
+            "value_mse": round(sums["value_se"] / max(sums["value_n"], 1), 4),
+            "ownership_accuracy": round(float(own_hit.sum() / max(own_n.sum(), 1)), 4),
+            "score_mae": round(sums["score_ae"] / sums["score_n"], 2) if sums["score_n"] else None,
+            "ownership_by_phase": [round(float(h / max(c, 1)), 4)
+                                   for h, c in zip(own_hit, own_n)],
+            "owned_points_by_phase": [int(c) for c in own_n]}
+
+
+def heldout_figures(models: list[str], folders: list[str], validation: float = 0.05,
+                    positions: Optional[int] = None, cache_dir: Optional[Path] = None,
+                    log: Callable[[str], None] = print) -> list[dict]:
+    """One row of figures per folder, board size and model (the models'
+    board sizes only); bad files are named through ``log`` and skipped."""
+    from imago.nn.networks import load_network
+
+    nets = [(model, load_network(model)) for model in models]
+    sizes = sorted({9, 13, 19}.union(*(net.board_sizes for _, net in nets)))
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    rows = []
+    for folder in folders:
+        held_by_planes: dict[str, dict] = {}
+        for model, net in nets:
+            planes = binary_plane_set(net.plane_set)
+            if planes not in held_by_planes:
+                shards, problems, _ = prepare_shards([folder], net.plane_set, sizes, cache)
+                for problem in problems:
+                    log(f"skipped: {problem}")
+                held_by_planes[planes] = validation_samples(shards, validation,
+                                                            positions or sys.maxsize)
+            for size, samples in sorted(held_by_planes[planes].items()):
+                if plays(net, size):
+                    figures = measure(net, samples, size, net.plane_set)
+                    rows.append({"folder": folder, "size": size, "model": model, **figures})
+                    log(format_row(rows[-1]))
+    return rows
+
+
+def plays(net, size: int) -> bool:
+    """Whether ``net`` plays ``size`` boards (its metadata says so)."""
+    try:
+        net.check_size(size)
+    except ValueError:
+        return False
+    return True
+
+
+def format_row(row: dict) -> str:
+    phases = " ".join(f"{name} {value:.1%}" for name, value in
+                      zip(PHASE_NAMES, row["ownership_by_phase"]))
+    return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}: "
+            f"{row['positions']} positions, top-1 {row['top1']:.1%}, value "
+            f"{row['value_mse']:.3f}, ownership {row['ownership_accuracy']:.1%} ({phases} "
+            f"of the board covered), "
+            + ("no score" if row["score_mae"] is None else f"score ±{row['score_mae']:.1f}"))
+
+
+def heldout_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="train.py heldout", formatter_class=HelpFormatter,
+        description="Measure networks on the games a stream run holds out (the same stable\n"
+                    "split by folder and file name), per data folder and board size: policy\n"
+                    "top-1, value error, ownership accuracy by game phase, score error.",
+        epilog="example:\n"
+               "  python train.py heldout --model models/multi.keras ../shared/data/ai19 "
+               "../shared/data/katago13")
+    p.add_argument("folders", nargs="+", help="data folders, each measured on its own")
+    p.add_argument("--model", action="append", required=True, metavar="FILE",
+                   help="a .keras network (repeat to compare several)")
+    p.add_argument("--validation", type=float, default=0.05,
+                   help="the share of games held out, as the stream run had it")
+    p.add_argument("--positions", type=int, metavar="N",
+                   help="at most this many positions per folder and size (a fixed random "
+                        "choice; default: all)")
+    p.add_argument("--cache", dest="cache_dir", metavar="DIR",
+                   help="shard cache (default: $IMAGO_CACHE or ~/.cache/imago)")
+    args = p.parse_args(argv)
+    if not 0 < args.validation < 1:
+        p.error("--validation must be a fraction between 0 and 1")
+    if args.positions is not None and args.positions < 1:
+        p.error("--positions must be at least 1")
+    missing = [m for m in args.model if not Path(m).is_file()]
+    if missing:
+        p.error("no model file " + ", ".join(missing))
+    try:
+        heldout_figures(args.model, args.folders, args.validation, args.positions,
+                        args.cache_dir)
+    except (OSError, ValueError) as err:
+        print(f"train.py heldout: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+__all__ = ["measure", "heldout_figures", "heldout_main", "PHASES"]
