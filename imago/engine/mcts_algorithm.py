@@ -59,36 +59,21 @@ def flag(value: Any) -> bool:
     return value.lower() in ("1", "true", "yes") if isinstance(value, str) else bool(value)
 
 
-def make_evaluator(model: Optional[str], komi: float, seed: Optional[int], batch_size: int,
-                   symmetries: str = "random", size: int = 9) -> Any:
-    """A network evaluator for ``model`` (a path; ``default``: the shipped
-    network for ``size`` boards when it and TensorFlow are installed),
-    turning leaves by ``symmetries`` (see
-    :class:`imago.nn.evaluator.NetworkEvaluator`), or random playouts for
-    ``none``."""
-    if model == "default":
-        from imago.nn.evaluator import default_model_path
-
-        path = default_model_path(size)
-        model = None if path is None else str(path)
-    if model is None or str(model).lower() in NO_MODEL:
-        return PlayoutEvaluator(komi=komi, seed=seed)
-    from imago.nn.evaluator import NetworkEvaluator  # imports TensorFlow
-    return NetworkEvaluator(model, batch_size=batch_size, symmetries=symmetries, seed=seed)
-
-
 class SizedEvaluators:
     """The evaluator of each board size, each made once: the model given
-    for every size, or with ``default`` the shipped network of the size
-    (the 9x9 network on 9x9, the multi-size one elsewhere), or an
-    evaluator object given as the model (tests, programs embedding imago).
-    Raises ValueError at once when the model file is missing."""
+    (a path) for every size, ``default``: the shipped network of the size
+    when it and TensorFlow are installed (the 9x9 network on 9x9, the
+    multi-size one elsewhere), ``none``: random playouts, or an evaluator
+    object given as the model (tests, programs embedding imago). Network
+    leaves are turned by ``symmetries`` (see
+    :class:`imago.nn.evaluator.NetworkEvaluator`). Raises ValueError at once
+    when the model file is missing."""
 
-    def __init__(self, model: Optional[str], seed: Optional[int], batch_size: int,
+    def __init__(self, model: Any, seed: Optional[int], batch_size: int,
                  symmetries: str = "random"):
         self.model, self.seed, self.batch_size = model, seed, batch_size
         self.symmetries = str(symmetries)
-        self._made: dict[str, Any] = {}
+        self._made: dict[Optional[str], Any] = {}
         self.for_size(9)
 
     def for_size(self, size: int) -> Any:
@@ -100,15 +85,23 @@ class SizedEvaluators:
 
             path = default_model_path(size)
             model = None if path is None else str(path)
-        key = str(model)
-        if key not in self._made:
-            try:
-                self._made[key] = make_evaluator(model, 7.5, self.seed, self.batch_size,
-                                                 self.symmetries)
-            except FileNotFoundError as err:
-                raise ValueError(str(err)) from None
-            log.info("%dx%d: network %s", size, size, model)
-        return self._made[key]
+        if model is not None and str(model).lower() in NO_MODEL:
+            model = None
+        if model not in self._made:
+            self._made[model] = self._make(model)
+            if model is not None:
+                log.info("%dx%d: network %s", size, size, model)
+        return self._made[model]
+
+    def _make(self, model: Optional[str]) -> Any:
+        if model is None:
+            return PlayoutEvaluator(komi=7.5, seed=self.seed)
+        from imago.nn.evaluator import NetworkEvaluator  # imports TensorFlow
+        try:
+            return NetworkEvaluator(model, batch_size=self.batch_size,
+                                    symmetries=self.symmetries, seed=self.seed)
+        except FileNotFoundError as err:
+            raise ValueError(str(err)) from None
 
     def uses_network(self, size: int) -> bool:
         """Whether ``size`` boards are searched with a network (from 5x5 up,
