@@ -43,6 +43,9 @@ of 6 at 4,000, about 0.3 s a move, many searches ending early once proven)."""
 PASS_WINRATE = 0.02
 """A searched pass is as good as the best board move when its win rate is
 within this of the move's (and its lead within ``pass_margin`` points)."""
+OVER_WINRATE = 0.1
+"""When the count calls the game over, a board move is played instead of
+the pass only if the search finds it wins this much more often."""
 MIN_PASS_VISITS = 8
 """Visits the pass needs before its lead is compared with the best move's."""
 
@@ -247,11 +250,13 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 return None if self._resign_off() else RESIGN
         if not alone and not self._has_board_move(state, color):
             return None
-        if judged is not None and judged.settled and self._game_is_over(state, judged, color):
-            return None
-        root = self._search(state, color, seconds, stop, progress, interval, pass_wins or alone)
+        over = judged is not None and judged.settled and self._game_is_over(state, judged, color)
+        root = self._search(state, color, seconds, stop, progress, interval,
+                            pass_wins or alone or over)
         self.searched = True
         if root.terminal or not root.expanded:
+            return None
+        if over and not self._board_move_wins_more(root):
             return None
         point = self.search.point_of(self._pick(root, state))
         if point is None and not pass_wins and not alone:
@@ -372,6 +377,20 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if dame is None or alive_in_atari(board, judged.dead):
             return False
         return abs(judged.score) > dame
+
+    def _board_move_wins_more(self, root: SearchNode) -> bool:
+        """Whether the search's best board move wins more often than its pass
+        (searched enough) by over :data:`OVER_WINRATE`. A count can call a
+        game over that is not: the playouts settle a capturing race at random
+        (13x13 against GNU Go: a group with three liberties, all in its own
+        territory, beside a weaker one; imago passed and lost a won game)."""
+        pass_edge = root.edge(self.search.size ** 2)
+        best = self._best_board_edge(root)
+        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
+            return False
+        gain = root.values[best] / root.visits[best] \
+            - root.values[pass_edge] / root.visits[pass_edge]
+        return gain > 2 * OVER_WINRATE  # values are 2 * win rate - 1
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
         """Whether the search's pass (searched enough) is as good as its
