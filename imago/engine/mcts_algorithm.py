@@ -378,36 +378,35 @@ class MCTSAlgorithm(DecisionAlgorithm):
             return False
         return abs(judged.score) > dame
 
+    def _board_move_gain(self, root: SearchNode) -> Optional[tuple[float, float]]:
+        """What the search's best board move gains over its pass, ``(value,
+        score lead)`` from their mean results (values are 2 x win rate - 1);
+        None while the pass is not searched enough (or either is missing)."""
+        pass_edge = root.edge(self.search.size ** 2)
+        best = self._best_board_edge(root)
+        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
+            return None
+        n_pass, n_best = root.visits[pass_edge], root.visits[best]
+        return (root.values[best] / n_best - root.values[pass_edge] / n_pass,
+                root.scores[best] / n_best - root.scores[pass_edge] / n_pass)
+
     def _board_move_wins_more(self, root: SearchNode) -> bool:
         """Whether the search's best board move wins more often than its pass
         (searched enough) by over :data:`OVER_WINRATE`. A count can call a
         game over that is not: the playouts settle a capturing race at random
         (13x13 against GNU Go: a group with three liberties, all in its own
         territory, beside a weaker one; imago passed and lost a won game)."""
-        pass_edge = root.edge(self.search.size ** 2)
-        best = self._best_board_edge(root)
-        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
-            return False
-        gain = root.values[best] / root.visits[best] \
-            - root.values[pass_edge] / root.visits[pass_edge]
-        return gain > 2 * OVER_WINRATE  # values are 2 * win rate - 1
+        gain = self._board_move_gain(root)
+        return gain is not None and gain[0] > 2 * OVER_WINRATE
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
         """Whether the search's pass (searched enough) is as good as its
         best board move: a win rate within :data:`PASS_WINRATE` and a score
         lead within ``pass_margin`` points (never without a score: then only
         :meth:`_game_is_over` passes before the opponent does)."""
-        pass_edge = root.edge(self.search.size ** 2)
-        best = self._best_board_edge(root)
-        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
-            return False
-        n_pass, n_best = root.visits[pass_edge], root.visits[best]
-        if root.values[best] / n_best - root.values[pass_edge] / n_pass > 2 * PASS_WINRATE:
-            return False
-        if not self.search.scored:
-            return False
-        gain = root.scores[best] / n_best - root.scores[pass_edge] / n_pass
-        return gain <= self.pass_margin
+        gain = self._board_move_gain(root)
+        return gain is not None and gain[0] <= 2 * PASS_WINRATE and self.search.scored \
+            and gain[1] <= self.pass_margin
 
     def _best_board_edge(self, root: SearchNode) -> int:
         """The edge of the most visited move other than pass (-1: none)."""
