@@ -106,6 +106,24 @@ def test_game_number_is_substituted_in_engine_commands(tmp_path, capsys):
     assert sorted(set(seen.read_text().split())) == ["1", "2"]
 
 
+def test_a_match_resumed_in_its_sgf_folder_numbers_games_and_colours_on(tmp_path, capsys):
+    seen = tmp_path / "seen.txt"
+    body = f'open(r"{seen}", "a").write(sys.argv[-1] + "\\n"); print("= pass\\n", flush=True)'
+    engine = fake_engine(tmp_path, "echoer", body)
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "game-001.sgf").write_text("(;GM[1]SZ[5])")
+    status = match.main(["--engine1", f"{engine} {{game}}", "--engine2", IMAGO, "--games", "1",
+                         "--size", "5", "--referee", "imago", "--name1", "a", "--name2", "b",
+                         "--sgf-dir", str(games)])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "start at game-002.sgf" in out
+    assert "game 2: B b - W a:" in out
+    assert set(seen.read_text().split()) == {"2"}
+    assert (games / "game-002.sgf").exists()
+
+
 # ------------------------------------------------------------------ what a user may type
 def run_match(argv, capsys) -> tuple[int, str, str]:
     """``python -m imago.match ARGV``'s exit status, stdout and stderr."""

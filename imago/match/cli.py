@@ -200,7 +200,8 @@ def main(argv: Optional[list[str]] = None) -> int:
           f"komi {args.komi:g}, referee {referee.name}", flush=True)
     if first_sgf > 1:
         print(f"{args.sgf_dir} holds games up to game-{first_sgf - 1:03d}.sgf already: this "
-              f"match's start at game-{first_sgf:03d}.sgf", flush=True)
+              f"match's games start at game-{first_sgf:03d}.sgf, numbered on ({{game}} and "
+              f"colours as if the match had not stopped)", flush=True)
     status = 0
     try:
         match.play(out=lambda line: print(line, flush=True))

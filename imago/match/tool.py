@@ -241,15 +241,19 @@ class Match:
         stay counted)."""
         for number in range(self.played, self.settings.games):
             record = self.play_game(number)
-            out(f"game {number + 1}: B {record.black} - W {record.white}: "
+            out(f"game {self.settings.first_sgf + number}: B {record.black} - W {record.white}: "
                 f"{record.result or '?'} ({record.reason}, {record.moves} moves"
                 f"{': ' + record.detail if record.detail else ''})")
 
     def play_game(self, number: int) -> GameRecord:
-        """Game ``number`` (from 0): engine 1 has Black in even games."""
+        """Game ``number`` of this match (from 0). Games are numbered on from
+        the SGF files already in the folder, so a match resumed there goes on
+        with new seeds for ``{game}`` and the colours alternating as before:
+        engine 1 has Black in odd-numbered games."""
         s = self.settings
-        order = (0, 1) if number % 2 == 0 else (1, 0)
-        commands = [c.replace("{game}", str(number + 1)) for c in s.commands]
+        game_number = s.first_sgf + number
+        order = (0, 1) if game_number % 2 == 1 else (1, 0)
+        commands = [c.replace("{game}", str(game_number)) for c in s.commands]
         stderr = None if s.show_stderr else subprocess.DEVNULL
         clients: list[GTPClient] = []
         try:
@@ -257,7 +261,7 @@ class Match:
                 try:
                     clients.append(GTPClient(commands[i], name=s.names[i], stderr=stderr))
                 except OSError as err:
-                    raise OSError(f"cannot start engine {i + 1} for game {number + 1}: "
+                    raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
                                   f"{commands[i]!r} ({err.strerror or err})") from None
             record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
                                      s.max_moves or 3 * s.size * s.size, self.referee)
@@ -275,7 +279,7 @@ class Match:
             winner.wins += 1
             loser.lost(record.reason)
         if s.sgf_dir:
-            path = os.path.join(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf")
+            path = os.path.join(s.sgf_dir, f"game-{game_number:03d}.sgf")
             try:
                 save_sgf(game, path)
                 record.sgf_path = path
