@@ -87,6 +87,21 @@ def test_a_proven_root_ends_the_search_early():
     assert root.exact is not None and root.total_visits() < 4000
 
 
+def test_small_boards_are_searched_for_the_score_not_just_the_win():
+    """4x4: White has just filled its own liberty; its seven stones are in
+    atari at A4. Passing wins for sure (White passes, B+1); capturing wins
+    the whole board with best play (B+16 by an exact solver). A search for
+    the win alone passes; on the small boards the search plays for the
+    score and captures."""
+    moves = ["C3", "B2", "B3", "C2", "D2", "D3", "A2", "A3", "D4", "A1", "B4", "B1",
+             "D3", "pass", "D1", "C1", "pass", "A2"]
+    state = GameState(4, komi=0)
+    for move in moves:
+        state.play(state.to_move, vertex_to_index(move, 4))
+    algorithm = create_algorithm("mcts", seed=1)
+    assert index_to_vertex(algorithm.choose_move(state, BLACK), 4) == "A4"
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_2x2_self_play_ends_black_plus_1(seed):
     state, moves = play_out(2, seed=seed)

@@ -222,7 +222,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
             self.search.cache.clear()
             self.search.evaluator = evaluator
         self.search.batch_size = self.batch_size if use_network else 1
-        self.search.self_atari = self.self_atari or self._search_alone(state)
+        alone = self._search_alone(state)
+        self.search.self_atari = self.self_atari or alone
+        self.search.by_score = alone  # the optimal result, not any win
         self.playouts.komi = state.komi
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,

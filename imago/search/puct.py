@@ -168,6 +168,7 @@ class PUCTSearch:
         self.self_atari = bool(self_atari)  # whether losing self-ataris may be tried
         self.score_utility = float(score_utility)
         self.score_scale = score_scale  # None: by board size (score_scale_for)
+        self.by_score = False  # values are leads over the board's points, not win rates
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.cache: dict = {}
@@ -313,7 +314,7 @@ class PUCTSearch:
         """Start the score utility's centre, the root's expected lead: the
         mean over its visits, which ``_backup`` keeps up to date (0 before
         the first)."""
-        self._utility = self.score_utility if self.scored else 0.0
+        self._utility = self.score_utility if self.scored and not self.by_score else 0.0
         if not self._utility:
             return
         self._scale = float(self.score_scale or score_scale_for(self.size))
@@ -503,13 +504,16 @@ class PUCTSearch:
             self.cache.clear()
         cache = self.cache if self.cache_size > 0 else None
         komi = self.komi
+        by_score = self.by_score and margins is not None
         for k, leaf in enumerate(leaves):
             node, value = leaf.node, float(values[k])
             node.priors = block[k].tobytes()
-            node.value = value
             score = None
             if margins is not None:
                 score = node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
+                if by_score:
+                    value = self._value_of_score(score)
+            node.value = value
             if cache is not None:
                 cache[leaf.key] = (node.priors, value) if score is None \
                     else (node.priors, value, score)
@@ -599,7 +603,7 @@ class PUCTSearch:
                 score = self._terminal_score(board, color)
                 if not self._dead:  # counted as the stones stand: the rules' own result
                     node.exact = score
-            self._backup(path, win_value(score), score)
+            self._backup(path, self._value_of_score(score), score)
             if node.exact is not None:
                 self.prove(path)
             return None
@@ -668,6 +672,13 @@ class PUCTSearch:
             if node is self.root and node.is_struck(pass_action):
                 return
             node.exact = best
+
+    def _value_of_score(self, score: float) -> float:
+        """A finished line's (or a leaf's expected) score as a value: the win
+        or loss, or with :attr:`by_score` the lead over the board's points."""
+        if self.by_score:
+            return max(-1.0, min(1.0, score / (self.size * self.size)))
+        return win_value(score)
 
     def _terminal_score(self, board, to_move: int) -> float:
         """Two passes: the area score decides, with the stones the root's
