@@ -28,7 +28,9 @@ struck out at the root and wherever a descent first tries one, unless
 ``self_atari`` is set. With scores known, nodes whose game looks decided
 choose by a score utility too (:meth:`PUCTSearch._choose`), and lines that
 end with two passes are counted without the stones the root's count found
-dead (:meth:`PUCTSearch.assume_dead`).
+dead (:meth:`PUCTSearch.assume_dead`). With :attr:`PUCTSearch.by_score` (the
+engine sets it below 5x5) values are leads over the board's points instead
+of win rates: the search plays for the optimal result, not just a win.
 
 The evaluator is anything with ``evaluate(leaves) -> (priors, values)``:
 ``priors[i]`` a vector over the ``size*size + 1`` actions and ``values[i]``
