@@ -411,6 +411,14 @@ def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_input
         figures = last[size]
         assert f"{figures['positions']} positions, top-1 {figures['top1']:.1%}" in line
         assert f"value {figures['value_mse']:.3f}" in line and "<20%" in line
+    # averaged over the 8 symmetries, as the analysis reports ownership
+    assert heldout_main(args + ["--symmetries"]) == 0
+    turned = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in turned] == ["nine 9x9 a.keras, 8 symmetries",
+                                                       "thirteen 13x13 a.keras, 8 symmetries"]
+    def positions(line):
+        return line.split(": ")[1].split(",")[0]
+    assert [positions(line) for line in turned] == [positions(line) for line in lines]
     with pytest.raises(SystemExit):
         heldout_main(["--model", str(run_inputs / "none.keras"), str(run_inputs / "nine")])
     assert "no model file" in capsys.readouterr().err

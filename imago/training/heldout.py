@@ -30,17 +30,20 @@ PHASES = (0.2, 0.4, 0.6)
 PHASE_NAMES = ("<20%", "20-40%", "40-60%", "60%+")
 
 
-def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256) -> dict:
+def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
+            averaged: bool = False) -> dict:
     """The figures of ``net`` on the samples ``rows`` of one board size
     (per-sample arrays as :func:`imago.training.stream.validation_samples`
-    gives them), their planes made as ``plane_set``."""
+    gives them), their planes made as ``plane_set``; with ``averaged``, of
+    every head's mean over the 8 board symmetries (what imago's analysis
+    reports as ownership)."""
     n = len(rows["moves"])
     sums = {"top1": 0.0, "value_se": 0.0, "value_n": 0.0, "score_ae": 0.0, "score_n": 0.0}
     own_hit, own_n = np.zeros(len(PHASES) + 1), np.zeros(len(PHASES) + 1)
     for start in range(0, n, chunk):
         part = {k: v[start:start + chunk] for k, v in rows.items()}
         x, y = make_batch(part, size, plane_set, net.heads, None)
-        pred = net.evaluate(x)
+        pred = net.evaluate_averaged(x) if averaged else net.evaluate(x)
         sums["top1"] += float((pred["policy"].argmax(1) == y["policy"]).sum())
         weight = y["value"][:, 1]
         sums["value_se"] += float((np.square(pred["value"] - y["value"][:, 0]) * weight).sum())
@@ -67,9 +70,10 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256) -> dic
 
 def heldout_figures(models: list[str], folders: list[str], validation: float = 0.05,
                     positions: Optional[int] = None, cache_dir: Optional[Path] = None,
-                    log: Callable[[str], None] = print) -> list[dict]:
+                    log: Callable[[str], None] = print, averaged: bool = False) -> list[dict]:
     """One row of figures per folder, board size and model (the models'
-    board sizes only); bad files are named through ``log`` and skipped."""
+    board sizes only; ``averaged``: over the 8 symmetries, see
+    :func:`measure`); bad files are named through ``log`` and skipped."""
     from imago.nn.networks import load_network
 
     nets = [(model, load_network(model)) for model in models]
@@ -88,8 +92,9 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = 0
                                                             positions or sys.maxsize)
             for size, samples in sorted(held_by_planes[planes].items()):
                 if plays(net, size):
-                    figures = measure(net, samples, size, net.plane_set)
-                    rows.append({"folder": folder, "size": size, "model": model, **figures})
+                    figures = measure(net, samples, size, net.plane_set, averaged=averaged)
+                    rows.append({"folder": folder, "size": size, "model": model,
+                                 "symmetries": 8 if averaged else 1, **figures})
                     log(format_row(rows[-1]))
     return rows
 
@@ -106,7 +111,9 @@ def plays(net, size: int) -> bool:
 def format_row(row: dict) -> str:
     phases = " ".join(f"{name} {value:.1%}" for name, value in
                       zip(PHASE_NAMES, row["ownership_by_phase"]))
-    return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}: "
+    turned = ", 8 symmetries" if row.get("symmetries", 1) > 1 else ""
+    return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}"
+            f"{turned}: "
             f"{row['positions']} positions, top-1 {row['top1']:.1%}, value "
             f"{row['value_mse']:.3f}, ownership {row['ownership_accuracy']:.1%} ({phases} "
             f"of the board covered), "
@@ -130,6 +137,9 @@ def heldout_main(argv: list[str]) -> int:
     p.add_argument("--positions", type=int, metavar="N",
                    help="at most this many positions per folder and size (a fixed random "
                         "choice; default: all)")
+    p.add_argument("--symmetries", action="store_true",
+                   help="average every head over the 8 board symmetries, as imago's analysis "
+                        "does for ownership (8x the network time)")
     p.add_argument("--cache", dest="cache_dir", metavar="DIR",
                    help="shard cache (default: $IMAGO_CACHE or ~/.cache/imago)")
     args = p.parse_args(argv)
@@ -142,7 +152,7 @@ def heldout_main(argv: list[str]) -> int:
         p.error("no model file " + ", ".join(missing))
     try:
         heldout_figures(args.model, args.folders, args.validation, args.positions,
-                        args.cache_dir)
+                        args.cache_dir, averaged=args.symmetries)
     except (OSError, ValueError) as err:
         print(f"train.py heldout: {err}", file=sys.stderr)
         return 1
