@@ -10,10 +10,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MAX_CLOCK_SECONDS,
-                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, PHASE_WEIGHTS,
-                                      RESERVE_WEIGHT, SAFETY_FRACTION, SAFETY_SECONDS,
-                                      SAFETY_SHARE, TimeControl, expected_game_moves,
-                                      main_time_fraction)
+                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, OVERRUN_MOVES,
+                                      PHASE_WEIGHTS, RESERVE_WEIGHT, SAFETY_FRACTION,
+                                      SAFETY_SECONDS, SAFETY_SHARE, TimeControl,
+                                      expected_game_moves, main_time_fraction)
 from imago.game import BLACK, WHITE
 
 
@@ -30,6 +30,22 @@ def test_no_clock_uses_the_default():
         TimeControl(0)
     with pytest.raises(ValueError):
         TimeControl(-1)
+
+
+def test_the_time_per_move_leaves_room_for_recent_overruns():
+    # --time 2: the search gets 2 s less the largest overrun of the last
+    # OVERRUN_MOVES moves, so the move itself takes about 2 s
+    tc = TimeControl(2.0)
+    tc.note_overrun(2.0, 2.25)
+    tc.note_overrun(1.75, 1.8)
+    assert tc.seconds_for_move(BLACK, 10, 19) == pytest.approx(1.75)
+    for _ in range(OVERRUN_MOVES):
+        tc.note_overrun(1.75, 1.7)
+    assert tc.seconds_for_move(BLACK, 11, 19) == 2.0
+    tc.note_overrun(None, 5.0)  # no budget: nothing to learn
+    assert tc.seconds_for_move(BLACK, 12, 19) == 2.0
+    tc.note_overrun(0.5, 30.0)  # never below the floor
+    assert tc.seconds_for_move(BLACK, 13, 19) == MIN_SECONDS
 
 
 def test_time_settings_systems():

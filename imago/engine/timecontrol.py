@@ -35,6 +35,7 @@ byo-yomi move, which is the period (Japanese) or the block over its stones
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import Optional
 
@@ -58,6 +59,11 @@ MAX_CLOCK_SECONDS = 2**31 - 1
 """The largest time (and stone or period count) the clock accepts: GTP's
 ``int`` range, some 68 years. Larger or negative values are refused."""
 MAX_MOVE_SECONDS = 300.0
+OVERRUN_MOVES = 8
+"""With a time per move (``--time``) and no clock, the search is given that
+time less the largest overrun (time used beyond the search's budget: the
+network batch in flight at the deadline, the choice after the search) of
+this many recent moves, so that a move takes no longer than the time set."""
 """The most a clock gives one move, however much time is left: an 8-hour
 main time (the longest in professional play) gives at most some 275 s a
 move on 19x19, and a search tree grows by about 700 bytes a visit, so a
@@ -153,6 +159,7 @@ class TimeControl:
         self.byo_yomi_time = 0.0
         self.byo_yomi_stones = 0
         self.clocks: dict[int, Clock] = {}
+        self.overruns: deque = deque(maxlen=OVERRUN_MOVES)
 
     # ------------------------------------------------------------ settings
     def time_settings(self, main_time: float, byo_yomi_time: float,
@@ -232,6 +239,12 @@ class TimeControl:
         else:
             clock.main, clock.period, clock.stones = 0.0, float(seconds), int(stones)
 
+    def note_overrun(self, budget: Optional[float], used: float) -> None:
+        """A move given ``budget`` seconds took ``used`` (see
+        :data:`OVERRUN_MOVES`)."""
+        if budget is not None:
+            self.overruns.append(max(0.0, used - budget))
+
     def record_move(self, color: int, seconds: float) -> None:
         """Run ``color``'s clock down by a move that took ``seconds``
         (until the next ``time_left`` corrects it)."""
@@ -266,14 +279,18 @@ class TimeControl:
                          board_size: int) -> Optional[float]:
         """Seconds ``color`` may think on its next move (``moves_played``
         moves, both colours, before it): None when neither a clock nor a
-        default is set, the default without a clock, else the move's share
+        default is set, the default less recent overruns without a clock
+        (:data:`OVERRUN_MOVES`), else the move's share
         of the main time left by game phase (:func:`main_time_fraction`),
         at least a byo-yomi move when byo-yomi follows, minus a safety
         margin (10% plus 0.5 s; with byo-yomi, 10% plus 20% when that is
         less; never below :data:`MIN_SECONDS` nor above
         :data:`MAX_MOVE_SECONDS`)."""
         if self.unlimited:
-            return self.default_seconds
+            if self.default_seconds is None:
+                return None
+            overrun = max(self.overruns, default=0.0)
+            return max(MIN_SECONDS, self.default_seconds - overrun)
         clock = self.clock(color)
         fraction = main_time_fraction(moves_played, board_size,
                                       long_games=self.system == ABSOLUTE)
