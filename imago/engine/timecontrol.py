@@ -59,16 +59,16 @@ MAX_CLOCK_SECONDS = 2**31 - 1
 """The largest time (and stone or period count) the clock accepts: GTP's
 ``int`` range, some 68 years. Larger or negative values are refused."""
 MAX_MOVE_SECONDS = 300.0
-OVERRUN_MOVES = 8
-"""With a time per move (``--time``) and no clock, the search is given that
-time less the largest overrun (time used beyond the search's budget: the
-network batch in flight at the deadline, the choice after the search) of
-this many recent moves, so that a move takes no longer than the time set."""
 """The most a clock gives one move, however much time is left: an 8-hour
 main time (the longest in professional play) gives at most some 275 s a
 move on 19x19, and a search tree grows by about 700 bytes a visit, so a
 huge clock (``time_settings 2147483647 0 0``) makes moves of minutes, not
 of days and gigabytes. (``--time`` on the command line is not capped.)"""
+OVERRUN_MOVES = 8
+"""With a time per move (``--time``) and no clock, the search is given that
+time less the largest overrun (time used beyond the search's budget: the
+network batch in flight at the deadline, the choice after the search) of
+this many recent moves, so that a move takes no longer than the time set."""
 MIN_MOVES_LEFT = 10
 """Main time is never shared over fewer of our own moves than this (no
 move gets more than this fraction of it), nor, in absolute time, over fewer
