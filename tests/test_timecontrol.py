@@ -9,12 +9,15 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, MAX_CLOCK_SECONDS,
-                                      MAX_MOVE_SECONDS, MIN_SECONDS, NONE, OVERRUN_MOVES,
-                                      PHASE_WEIGHTS, RESERVE_WEIGHT, SAFETY_FRACTION,
-                                      SAFETY_SECONDS, SAFETY_SHARE, TimeControl,
+from imago.engine.timecontrol import (ABSOLUTE, BYOYOMI, CANADIAN, FIRST_OVERRUN_SHARE,
+                                      MAX_CLOCK_SECONDS, MAX_MOVE_SECONDS, MIN_SECONDS, NONE,
+                                      OVERRUN_MOVES, PHASE_WEIGHTS, RESERVE_WEIGHT,
+                                      SAFETY_FRACTION, SAFETY_SECONDS, SAFETY_SHARE, TimeControl,
                                       expected_game_moves, main_time_fraction)
 from imago.game import BLACK, WHITE
+
+FIRST_MOVE = 1.0 * (1 - FIRST_OVERRUN_SHARE)
+"""The search's budget with --time 1 and no clock before any move is timed."""
 
 
 def margin(budget: float, byo_yomi: bool = True) -> float:
@@ -24,7 +27,8 @@ def margin(budget: float, byo_yomi: bool = True) -> float:
 
 def test_no_clock_uses_the_default():
     assert TimeControl().seconds_for_move(BLACK, 0, 19) is None
-    assert TimeControl(2.5).seconds_for_move(WHITE, 100, 9) == 2.5
+    # before a move is timed a tenth is kept back for the overrun
+    assert TimeControl(2.5).seconds_for_move(WHITE, 100, 9) == pytest.approx(2.25)
     assert TimeControl(2.5).describe() == "no time limit, 2.5 s per move"
     with pytest.raises(ValueError):
         TimeControl(0)
@@ -36,6 +40,7 @@ def test_the_time_per_move_leaves_room_for_recent_overruns():
     # --time 2: the search gets 2 s less the largest overrun of the last
     # OVERRUN_MOVES moves, so the move itself takes about 2 s
     tc = TimeControl(2.0)
+    assert tc.seconds_for_move(BLACK, 9, 19) == pytest.approx(2.0 * (1 - FIRST_OVERRUN_SHARE))
     tc.note_overrun(2.0, 2.25)
     tc.note_overrun(1.75, 1.8)
     assert tc.seconds_for_move(BLACK, 10, 19) == pytest.approx(1.75)
@@ -51,7 +56,7 @@ def test_the_time_per_move_leaves_room_for_recent_overruns():
 def test_time_settings_systems():
     tc = TimeControl(1.0)
     tc.time_settings(0, 1, 0)  # byo-yomi time without stones: no limit
-    assert tc.system == NONE and tc.seconds_for_move(BLACK, 0, 9) == 1.0
+    assert tc.system == NONE and tc.seconds_for_move(BLACK, 0, 9) == FIRST_MOVE
     tc.time_settings(600, 0, 0)
     assert tc.system == ABSOLUTE and tc.describe() == "absolute 600 s"
     tc.time_settings(300, 30, 5)
@@ -201,7 +206,7 @@ def test_time_left_under_no_clock_is_harmless():
     tc = TimeControl(1.0)
     tc.time_left(BLACK, 10, 0)
     tc.record_move(BLACK, 3)
-    assert tc.seconds_for_move(BLACK, 0, 9) == 1.0
+    assert tc.seconds_for_move(BLACK, 0, 9) == FIRST_MOVE
     with pytest.raises(ValueError):
         tc.time_left(BLACK, -2, 0)
 

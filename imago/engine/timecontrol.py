@@ -68,7 +68,9 @@ OVERRUN_MOVES = 8
 """With a time per move (``--time``) and no clock, the search is given that
 time less the largest overrun (time used beyond the search's budget: the
 network batch in flight at the deadline, the choice after the search) of
-this many recent moves, so that a move takes no longer than the time set."""
+this many recent moves, so that a move takes no longer than the time set;
+before the first move is timed, :data:`FIRST_OVERRUN_SHARE` of it."""
+FIRST_OVERRUN_SHARE = 0.1
 MIN_MOVES_LEFT = 10
 """Main time is never shared over fewer of our own moves than this (no
 move gets more than this fraction of it), nor, in absolute time, over fewer
@@ -289,7 +291,7 @@ class TimeControl:
         if self.unlimited:
             if self.default_seconds is None:
                 return None
-            overrun = max(self.overruns, default=0.0)
+            overrun = max(self.overruns, default=FIRST_OVERRUN_SHARE * self.default_seconds)
             return max(MIN_SECONDS, self.default_seconds - overrun)
         clock = self.clock(color)
         fraction = main_time_fraction(moves_played, board_size,
