@@ -41,15 +41,15 @@ def test_the_time_per_move_leaves_room_for_recent_overruns():
     # OVERRUN_MOVES moves, so the move itself takes about 2 s
     tc = TimeControl(2.0)
     assert tc.seconds_for_move(BLACK, 9, 19) == pytest.approx(2.0 * (1 - FIRST_OVERRUN_SHARE))
-    tc.note_overrun(2.0, 2.25)
-    tc.note_overrun(1.75, 1.8)
+    tc.record_move(BLACK, 2.25, 2.0)
+    tc.record_move(WHITE, 1.8, 1.75)
     assert tc.seconds_for_move(BLACK, 10, 19) == pytest.approx(1.75)
     for _ in range(OVERRUN_MOVES):
-        tc.note_overrun(1.75, 1.7)
+        tc.record_move(BLACK, 1.7, 1.75)
     assert tc.seconds_for_move(BLACK, 11, 19) == 2.0
-    tc.note_overrun(None, 5.0)  # no budget: nothing to learn
+    tc.record_move(BLACK, 5.0)  # no budget: nothing to learn
     assert tc.seconds_for_move(BLACK, 12, 19) == 2.0
-    tc.note_overrun(0.5, 30.0)  # never below the floor
+    tc.record_move(BLACK, 30.0, 0.5)  # never below the floor
     assert tc.seconds_for_move(BLACK, 13, 19) == MIN_SECONDS
 
 

@@ -146,9 +146,7 @@ class GameEngine:
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
-        self.time_control.record_move(color, used)
-        if self.time_control.unlimited:
-            self.time_control.note_overrun(seconds, used)
+        self.time_control.record_move(color, used, seconds)
         log.info("%s chose %s in %.2f s (budget %s)", self.algorithm.name,
                  self.format_move(move), used,
                  "none" if seconds is None else f"{seconds:.2f} s")

@@ -241,16 +241,14 @@ class TimeControl:
         else:
             clock.main, clock.period, clock.stones = 0.0, float(seconds), int(stones)
 
-    def note_overrun(self, budget: Optional[float], used: float) -> None:
-        """A move given ``budget`` seconds took ``used`` (see
-        :data:`OVERRUN_MOVES`)."""
-        if budget is not None:
-            self.overruns.append(max(0.0, used - budget))
-
-    def record_move(self, color: int, seconds: float) -> None:
+    def record_move(self, color: int, seconds: float, budget: Optional[float] = None) -> None:
         """Run ``color``'s clock down by a move that took ``seconds``
-        (until the next ``time_left`` corrects it)."""
+        (until the next ``time_left`` corrects it); without a clock, note how
+        far a move given ``budget`` seconds went over (see
+        :data:`OVERRUN_MOVES`)."""
         if self.unlimited:
+            if budget is not None:
+                self.overruns.append(max(0.0, seconds - budget))
             return
         clock = self.clock(color)
         used = seconds
