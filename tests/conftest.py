@@ -15,6 +15,11 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DATA = SHARED / "data"
 
+# Networks infer in float32 unless a test asks otherwise, so results are the
+# same on machines with and without native bfloat16 (imago.nn.precision);
+# ``IMAGO_PRECISION=bfloat16 pytest`` runs the suite the other way.
+os.environ.setdefault("IMAGO_PRECISION", "float32")
+
 
 def from_rows(rows: list[str], komi: float = 0.5) -> GameState:
     """A game whose root holds the stones drawn in ``rows`` (``X`` Black,

@@ -9,6 +9,11 @@ Prints, in one run:
   on every size it plays (9x9, 13x13 and 19x19 for a fully convolutional
   model), and the 13x13 and 19x19 figures at batch 32 as a share of 9x9's
   beside the board areas' ratio;
+- for each model that can infer in bfloat16, positions/s at batch 16 on
+  19x19 in float32 and in bfloat16, interleaved, and their ratio (the
+  engine infers in bfloat16 where the processor has it natively:
+  :mod:`imago.nn.precision`; the other figures are in the machine's
+  precision, which the heading names);
 - training samples/s of the shipped residual architecture fed from the
   cached ``.npz`` shards (load + symmetry augmentation on the fly) next to
   ``fit`` on the same samples already in memory as float32 arrays, and
@@ -90,8 +95,13 @@ def bench_models(quick: bool) -> None:
     if not models:
         print("no shipped models in models/")
         return
+    from imago.nn.precision import inference_precision
+
+    import keras
+
     batches = (1, 8, 16, 32)
-    print("network inference (positions/s; planes encoded beforehand):")
+    print("network inference (positions/s; planes encoded beforehand; "
+          f"{inference_precision(keras.backend.backend())} where the model can):")
     for path in models:
         net = NeuralNetwork.load(path)
         sizes = SIZES if net.any_size else [s for s in SIZES if s in net.board_sizes]
@@ -110,6 +120,29 @@ def bench_models(quick: bool) -> None:
                 print(f"  {path.name:18s} {f'{size}x{size}':>5s}  batch {batches[-1]} at "
                       f"{top[size] / top[9]:.2f}x the 9x9 rate (area ratio 81/{size * size} "
                       f"= {81 / (size * size):.2f})")
+    for path in models:
+        bench_precision(NeuralNetwork.load(path), path.name, quick)
+
+
+def bench_precision(net, name: str, quick: bool, size: int = 19, batch: int = 16,
+                    rounds: int = 5) -> None:
+    """float32 against bfloat16 on one model, alternating in short rounds
+    so that both see the same load; prints medians and their ratio."""
+    if not net.mixed_precision or size not in (SIZES if net.any_size else net.board_sizes):
+        return
+    from imago.nn.features import encode_batch
+
+    x = encode_batch(_positions(batch, size), net.plane_set)
+    rates: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    for _ in range(2 if quick else rounds):
+        for precision, figures in rates.items():
+            net.wanted_precision = precision
+            figures.append(batch / median_seconds(lambda: net.evaluate(x),
+                                                  0.2 if quick else 0.6))
+    net.wanted_precision = None
+    exact, fast = (statistics.median(rates[p]) for p in ("float32", "bfloat16"))
+    print(f"  {name:18s} {f'{size}x{size}':>5s}  batch {batch}: float32 {exact:6.0f}, "
+          f"bfloat16 {fast:6.0f}: ratio {fast / exact:.2f}")
 
 
 def _shards(tmp: Path, quick: bool):

@@ -6,7 +6,10 @@ nothing in imago imports it until a network is built, loaded or trained.
 Model code uses plain Keras layers and ``keras.ops`` only, so it runs on the
 JAX back end too; inference goes through one compiled function per input
 shape (a ``tf.function`` with a fixed signature and a free batch dimension
-on TensorFlow, ``jax.jit`` elsewhere) and always takes batches.
+on TensorFlow, ``jax.jit`` elsewhere) and always takes batches. A residual
+network that is not being trained infers in bfloat16 where the processor
+computes it natively (:mod:`imago.nn.precision`): the same weights in a
+mixed-precision twin of its model, the heads' last layers in float32.
 
 A model is saved as ``NAME.keras`` plus a metadata sidecar ``NAME.json``:
 architecture and its parameters, board size(s), plane set, training data,
@@ -30,6 +33,7 @@ from keras import layers, ops
 from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num_planes,
                        symmetry_tables)
 from .modelfile import ModelSizeError, metadata_path, read_metadata, size_problem
+from .precision import inference_precision
 
 METADATA_VERSION = 1
 
@@ -145,6 +149,7 @@ class NeuralNetwork:
     architecture = "abstract"
     heads: tuple[str, ...] = ("policy",)
     any_size = False  # True when the model plays boards of other sizes too
+    mixed_precision = False  # True when build_model(dtype=...) builds a bfloat16 twin
 
     def __init__(self, board_size: int = 9, plane_set: str = "history",
                  l2: float = 1e-4, **params: Any):
@@ -155,20 +160,39 @@ class NeuralNetwork:
         self.params = params
         self.model: Optional[keras.Model] = None
         self.metadata: dict[str, Any] = {}
-        self._infer: dict[tuple[int, int], Any] = {}
+        self._infer: dict[tuple[int, int, str], Any] = {}
+        self.for_training = False  # compiled for training: infer with the live weights
+        self.wanted_precision: Optional[str] = None  # float32 / bfloat16; None: the machine's
+        self._inference_model: Optional[keras.Model] = None
 
     # -------------------------------------------------------------- building
     def regularizer(self):
         return keras.regularizers.L2(self.l2) if self.l2 else None
 
-    def build_model(self) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
+        """The Keras model; ``dtype`` a Keras dtype policy for its layers
+        (``mixed_bfloat16``) where :attr:`mixed_precision` says it is taken."""
         raise NotImplementedError
 
     def create(self) -> "NeuralNetwork":
         """Build a new, untrained model."""
         self.model = self.build_model()
-        self._infer = {}
+        self._forget_inference()
         return self
+
+    def _forget_inference(self) -> None:
+        self._infer = {}
+        self._inference_model = None
+
+    @property
+    def precision(self) -> str:
+        """``bfloat16`` or ``float32``: what :meth:`evaluate` computes in
+        (:attr:`wanted_precision`, else the machine's choice). A network
+        compiled for training always infers in float32 with its live weights
+        (a twin would hold stale ones)."""
+        if self.for_training or not self.mixed_precision:
+            return "float32"
+        return self.wanted_precision or inference_precision(keras.backend.backend())
 
     def compile(self, optimizer: str = "adam", learning_rate: float = 1e-3,
                 momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None,
@@ -184,6 +208,8 @@ class NeuralNetwork:
         if policy_target not in ("moves", "distribution"):
             raise ValueError(f"unknown policy target {policy_target!r}; "
                              "choose moves or distribution")
+        self.for_training = True
+        self._forget_inference()
         if optimizer == "sgd":
             opt = keras.optimizers.SGD(learning_rate, momentum=momentum, nesterov=True)
         elif optimizer == "adam":
@@ -271,11 +297,22 @@ class NeuralNetwork:
         return y
 
     # -------------------------------------------------------------- inference
+    def _model_for_inference(self) -> keras.Model:
+        """The model itself, or in bfloat16 a mixed-precision twin holding a
+        copy of its weights (built once)."""
+        if self.precision == "float32":
+            return self.model
+        if self._inference_model is None:  # bfloat16 the only other precision
+            twin = self.build_model(dtype="mixed_bfloat16")
+            twin.set_weights(self.model.get_weights())
+            self._inference_model = twin
+        return self._inference_model
+
     def _compiled(self, size: int):
-        key = (size, self.planes)
+        key = (size, self.planes, self.precision)
         fn = self._infer.get(key)
         if fn is None:
-            model = self.model
+            model = self._model_for_inference()
             if keras.backend.backend() == "tensorflow":
                 import tensorflow as tf
 
@@ -469,6 +506,7 @@ class NeuralNetwork:
                 net.check_size(board_size)
             except ModelSizeError as err:
                 raise ModelSizeError(f"{path}: {err}") from None
+        net.for_training = compile
         try:
             net.model = keras.models.load_model(path, compile=compile)
         except Exception as err:  # Keras raises many kinds for a file that is no model
@@ -487,7 +525,7 @@ class DenseNeuralNetwork(NeuralNetwork):
 
     architecture = "dense"
 
-    def build_model(self) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
         n, reg = self.board_size, self.regularizer()
         units = int(self.params.get("units", 81))
         x = inp = keras.Input((n, n, self.planes), name="planes")
@@ -505,7 +543,7 @@ class ConvNeuralNetwork(NeuralNetwork):
 
     architecture = "conv"
 
-    def build_model(self) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
         n, reg = self.board_size, self.regularizer()
         filters = int(self.params.get("filters", 32))
         x = inp = keras.Input((n, n, self.planes), name="planes")
@@ -537,12 +575,13 @@ class ResidualNeuralNetwork(NeuralNetwork):
 
     architecture = "residual"
     any_size = True
+    mixed_precision = True
 
     @property
     def heads(self) -> tuple[str, ...]:
         return ("policy", "value", "ownership") + (("score",) if self.params.get("score") else ())
 
-    def build_model(self) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
         reg = self.regularizer()
         blocks = int(self.params.get("blocks", 6))
         filters = int(self.params.get("filters", 64))
@@ -550,40 +589,49 @@ class ResidualNeuralNetwork(NeuralNetwork):
         pooling = self.params.get("pooling", "mean")
         if pooling not in ("mean", "sized"):
             raise ValueError(f"unknown pooling {pooling!r}; choose mean or sized")
+        last = None if dtype is None else "float32"  # the heads' answers keep full precision
 
         def conv(x, f, k=3, name=None):
             return layers.Conv2D(f, k, padding="same", use_bias=False,
-                                 kernel_regularizer=reg, name=name)(x)
+                                 kernel_regularizer=reg, name=name, dtype=dtype)(x)
 
         def bn(x):
-            return layers.BatchNormalization(epsilon=1e-5)(x)
+            return layers.BatchNormalization(epsilon=1e-5, dtype=dtype)(x)
+
+        def relu(x):
+            return layers.ReLU(dtype=dtype)(x)
 
         def pool(x):
-            return SizedPooling()(x) if pooling == "sized" else layers.GlobalAveragePooling2D()(x)
+            return (SizedPooling(dtype=dtype)(x) if pooling == "sized"
+                    else layers.GlobalAveragePooling2D(dtype=dtype)(x))
 
         inp = keras.Input((None, None, self.planes), name="planes")
-        x = layers.ReLU()(bn(conv(inp, filters)))
+        x = relu(bn(conv(inp, filters)))
         for _ in range(blocks):
             skip = x
-            y = layers.ReLU()(bn(conv(x, filters)))
+            y = relu(bn(conv(x, filters)))
             y = bn(conv(y, filters))
-            x = layers.ReLU()(layers.Add()([skip, y]))
+            x = relu(layers.Add(dtype=dtype)([skip, y]))
 
-        p = layers.ReLU()(bn(conv(x, head, 1)))
-        points = layers.Flatten()(layers.Conv2D(1, 1, kernel_regularizer=reg)(p))
-        pass_logit = layers.Dense(1, kernel_regularizer=reg)(pool(p))
-        policy = layers.Softmax(name="policy")(layers.Concatenate()([points, pass_logit]))
+        p = relu(bn(conv(x, head, 1)))
+        points = layers.Flatten(dtype=last)(
+            layers.Conv2D(1, 1, kernel_regularizer=reg, dtype=last)(p))
+        pass_logit = layers.Dense(1, kernel_regularizer=reg, dtype=last)(pool(p))
+        policy = layers.Softmax(name="policy", dtype=last)(
+            layers.Concatenate(dtype=last)([points, pass_logit]))
 
-        v = layers.ReLU()(bn(conv(x, head, 1)))
+        v = relu(bn(conv(x, head, 1)))
         v = pool(v)
-        v = layers.Dense(64, activation="relu", kernel_regularizer=reg)(v)
-        value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value")(v)
+        v = layers.Dense(64, activation="relu", kernel_regularizer=reg, dtype=dtype)(v)
+        value = layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value",
+                             dtype=last)(v)
         outputs = {"policy": policy, "value": value}
 
-        o = layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg)(x)
-        outputs["ownership"] = layers.Flatten(name="ownership")(o)
+        o = layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg, dtype=last)(x)
+        outputs["ownership"] = layers.Flatten(name="ownership", dtype=last)(o)
         if "score" in self.heads:
-            outputs["score"] = layers.Dense(1, kernel_regularizer=reg, name="score")(v)
+            outputs["score"] = layers.Dense(1, kernel_regularizer=reg, name="score",
+                                            dtype=last)(v)
         return keras.Model(inp, outputs, name=f"residual_{blocks}x{filters}")
 
 
