@@ -3,9 +3,9 @@
 The goal it serves: at 2 s a move on 19x19 the search reaches at least
 1,500 visits on this machine. Prints, in one run:
 
-- the shipped network (``models/residual9.keras``, 6 blocks of 64 filters)
-  searching 19x19 for 2 s through the engine's own path
-  (:meth:`MCTSAlgorithm.choose_move` with ``seconds=2``, as a timed
+- the shipped 19x19 network (``models/multi.keras``, 6 blocks of 64
+  filters, in the machine's inference precision) searching 19x19 for 2 s
+  through the engine's own path (:meth:`MCTSAlgorithm.choose_move` with ``seconds=2``, as a timed
   ``genmove`` calls it: batches of 16, random symmetries, the root over all
   8), from the empty board and from move 100 of a real game
   (``tests/data/ai19-game-00321.sgf``), each with a fresh tree and cache
@@ -41,11 +41,12 @@ from pathlib import Path
 
 from imago.bench import random_positions
 from imago.game import GameState
+from imago.nn.evaluator import shipped_model
 
 from .nn import median_seconds
 
 REPO = Path(__file__).resolve().parent.parent.parent
-SHIPPED = REPO / "models" / "residual9.keras"
+SHIPPED = shipped_model(19)
 GAME = REPO / "tests" / "data" / "ai19-game-00321.sgf"
 MIDGAME = 100
 """Moves played before the midgame position."""
