@@ -38,6 +38,7 @@ class GameRecord:
     moves: int = 0
     seconds: dict = field(default_factory=lambda: {BLACK: [], WHITE: []})
     sgf_path: str = ""
+    number: int = 0                       # the game's number in the match (its SGF's)
 
 
 @dataclass
@@ -241,7 +242,7 @@ class Match:
         stay counted)."""
         for number in range(self.played, self.settings.games):
             record = self.play_game(number)
-            out(f"game {self.settings.first_sgf + number}: B {record.black} - W {record.white}: "
+            out(f"game {record.number}: B {record.black} - W {record.white}: "
                 f"{record.result or '?'} ({record.reason}, {record.moves} moves"
                 f"{': ' + record.detail if record.detail else ''})")
 
@@ -268,6 +269,7 @@ class Match:
         finally:
             for client in clients:
                 client.close()
+        record.number = game_number
         black, white = self.stats[order[0]], self.stats[order[1]]
         black.seconds += record.seconds[BLACK]
         white.seconds += record.seconds[WHITE]
