@@ -116,3 +116,46 @@ def test_self_play_killed_mid_run_resumes_without_losing_or_repeating(tmp_path, 
     assert not list(out.rglob("*.tmp*"))
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "nothing to play" in again.stdout
+
+
+DRIVER = """
+import os, sys, time
+from imago.training.selfplay_run import _executor
+executor = _executor(1, None, print)
+worker = executor.submit(os.getpid).result()
+executor.submit(time.sleep, 120)
+print(worker, flush=True)
+time.sleep(120)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or only its exit status left (a zombie nobody reaps)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see the worker")
+def test_workers_stop_when_their_driver_is_killed(tmp_path):
+    """A driver killed alone (kill -9 on its pid) leaves workers that would
+    play their chunks on for nobody, beside the run that is resumed."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER], env=env, stdout=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        worker = int(driver.stdout.readline())
+        assert not _gone(worker)
+        driver.kill()
+        driver.wait()
+        deadline = time.monotonic() + 10
+        while not _gone(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(worker), "the worker played on after its driver was killed"
+    finally:
+        try:
+            os.killpg(driver.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

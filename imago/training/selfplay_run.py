@@ -14,7 +14,8 @@ and returns the records; the driver writes each chunk as one replay shard
   running the same command again plays only the games still missing
   (the shards of the folder count them, per generation);
 - a worker that dies (its process killed, its node gone) costs its chunk,
-  which is played again by a replacement;
+  which is played again by a replacement; a local worker whose driver is
+  gone (killed) stops within a second instead of playing on for nobody;
 - the network travels with the task as bytes when the workers may sit on
   other machines (Ray), so the cluster needs no shared folder.
 """
@@ -26,6 +27,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -264,7 +266,21 @@ def _executor(workers: int, ray: Optional[str], log: Log):
         from .cluster import RayExecutor
 
         return RayExecutor(ray, workers=workers if workers > 1 else None, log=log)
-    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+    return ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
+                               initializer=watch_driver, initargs=(os.getpid(),))
+
+
+def watch_driver(driver: int, interval: float = 0.5) -> None:
+    """A local worker's initializer: end the worker as soon as ``driver``
+    (its parent) is gone. A driver killed outright (``kill -9``, SIGTERM)
+    cannot stop its workers, which would otherwise play their chunks to the
+    end for nobody, beside the run that goes on."""
+    def watch() -> None:
+        while os.getppid() == driver:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="imago-driver-watch", daemon=True).start()
 
 
 def _capacity(executor, workers: int) -> int:
