@@ -35,9 +35,11 @@ def test_a_model_that_plays_any_size_is_measured_on_every_size(capsys, monkeypat
     nn.bench_models(quick=True)
     lines = capsys.readouterr().out.splitlines()[1:]
     sizes = [line.split()[1] for line in lines]
-    assert sizes == ["9x9", "13x13", "19x19", "13x13", "19x19"]
+    assert sizes == ["9x9", "13x13", "19x19", "13x13", "19x19", "9x9", "19x19"]
     assert all(line.count("batch") == 4 for line in lines[:3])
-    assert all("the 9x9 rate" in line for line in lines[3:])
+    assert all("the 9x9 rate" in line for line in lines[3:5])
+    for line in lines[5:]:  # the model as trained against its inference copy
+        assert "as trained" in line and "folded float32" in line and "folded bfloat16" in line
 
 
 @pytest.mark.parametrize("size", mcts.SIZES[1:])

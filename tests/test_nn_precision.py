@@ -106,3 +106,28 @@ def test_a_model_saved_after_bfloat16_inference_is_unchanged(residual, monkeypat
     assert np.allclose(loaded.evaluate(planes(3))["value"],
                        residual.model(planes(3), training=False)["value"].numpy().reshape(-1),
                        atol=1e-5)
+
+
+def test_the_inference_copy_folds_normalisation_and_answers_as_the_model(residual):
+    """Trained-looking statistics (not the initial 0 and 1), folded into the
+    convolutions: the float32 copy answers as the model does."""
+    rng = np.random.default_rng(4)
+    for layer in residual.model.layers:
+        if type(layer).__name__ == "BatchNormalization":
+            n = layer.gamma.shape[0]
+            layer.set_weights([rng.uniform(0.5, 1.5, n), rng.normal(0, 0.3, n),
+                               rng.normal(0, 0.5, n), rng.uniform(0.5, 2.0, n)])
+    residual.weights_changed()
+    copy = residual.inference_copy("float32")
+    count = lambda model, kind: sum(type(x).__name__ == kind for x in model.layers)  # noqa: E731
+    assert count(copy, "BatchNormalization") == 0
+    assert count(copy, "Conv2D") == count(residual.model, "Conv2D")
+    from imago.nn.networks import SCORE_SCALE
+
+    x = planes(6, 13)
+    residual.wanted_precision = "float32"
+    fast = residual.evaluate(x)
+    exact = {k: np.asarray(v) for k, v in residual.model(x, training=False).items()}
+    for head in fast:
+        assert np.allclose(fast[head].reshape(exact[head].shape) / (SCORE_SCALE if head == "score" else 1),
+                           exact[head], atol=2e-5), head

@@ -9,11 +9,12 @@ Prints, in one run:
   on every size it plays (9x9, 13x13 and 19x19 for a fully convolutional
   model), and the 13x13 and 19x19 figures at batch 32 as a share of 9x9's
   beside the board areas' ratio;
-- for each model that can infer in bfloat16, positions/s at batch 16 on
-  19x19 in float32 and in bfloat16, interleaved, and their ratio (the
-  engine infers in bfloat16 where the processor has it natively:
-  :mod:`imago.nn.precision`; the other figures are in the machine's
-  precision, which the heading names);
+- for each model with an inference copy, positions/s at batch 16 on 9x9
+  and 19x19 of the model as trained against the copy the engine infers
+  with (batch normalisation folded into the convolutions) in float32 and
+  in bfloat16, interleaved, with their ratios (the engine takes bfloat16
+  where the processor has it natively: :mod:`imago.nn.precision`; the
+  other figures are the engine's, in the precision the heading names);
 - training samples/s of the shipped residual architecture fed from the
   cached ``.npz`` shards (load + symmetry augmentation on the fly) next to
   ``fit`` on the same samples already in memory as float32 arrays, and
@@ -121,28 +122,36 @@ def bench_models(quick: bool) -> None:
                       f"{top[size] / top[9]:.2f}x the 9x9 rate (area ratio 81/{size * size} "
                       f"= {81 / (size * size):.2f})")
     for path in models:
-        bench_precision(NeuralNetwork.load(path), path.name, quick)
+        net = NeuralNetwork.load(path)
+        for size in (9, 19):
+            bench_precision(net, path.name, quick, size)
 
 
 def bench_precision(net, name: str, quick: bool, size: int = 19, batch: int = 16,
                     rounds: int = 5) -> None:
-    """float32 against bfloat16 on one model, alternating in short rounds
-    so that both see the same load; prints medians and their ratio."""
-    if not net.mixed_precision or size not in (SIZES if net.any_size else net.board_sizes):
+    """The model as trained (float32, batch normalisation as layers)
+    against its inference copy (normalisation folded into the convolutions)
+    in float32 and in bfloat16, alternating in short rounds so that all see
+    the same load; prints medians and their ratios to the first."""
+    if not net.has_inference_copy or size not in (SIZES if net.any_size else net.board_sizes):
         return
     from imago.nn.features import encode_batch
 
     x = encode_batch(_positions(batch, size), net.plane_set)
-    rates: dict[str, list[float]] = {"float32": [], "bfloat16": []}
+    ways = {"as trained": (True, "float32"), "folded float32": (False, "float32"),
+            "folded bfloat16": (False, "bfloat16")}
+    rates: dict[str, list[float]] = {way: [] for way in ways}
     for _ in range(2 if quick else rounds):
-        for precision, figures in rates.items():
-            net.wanted_precision = precision
-            figures.append(batch / median_seconds(lambda: net.evaluate(x),
-                                                  0.2 if quick else 0.6))
-    net.wanted_precision = None
-    exact, fast = (statistics.median(rates[p]) for p in ("float32", "bfloat16"))
-    print(f"  {name:18s} {f'{size}x{size}':>5s}  batch {batch}: float32 {exact:6.0f}, "
-          f"bfloat16 {fast:6.0f}: ratio {fast / exact:.2f}")
+        for way, (live, precision) in ways.items():
+            net.for_training, net.wanted_precision = live, precision  # live: the model itself
+            rates[way].append(batch / median_seconds(lambda: net.evaluate(x),
+                                                     0.2 if quick else 0.6))
+    net.for_training, net.wanted_precision = False, None
+    medians = {way: statistics.median(figures) for way, figures in rates.items()}
+    base = medians["as trained"]
+    print(f"  {name:18s} {f'{size}x{size}':>5s}  batch {batch}: " + ", ".join(
+        f"{way} {rate:5.0f}" + ("" if way == "as trained" else f" ({rate / base:.2f}x)")
+        for way, rate in medians.items()))
 
 
 def _shards(tmp: Path, quick: bool):
