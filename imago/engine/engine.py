@@ -147,9 +147,11 @@ class GameEngine:
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
         self.time_control.record_move(color, used, seconds)
-        log.info("%s chose %s in %.2f s (budget %s)", self.algorithm.name,
+        summary = self.algorithm.summary() or {}
+        log.info("%s chose %s in %.2f s (budget %s%s)", self.algorithm.name,
                  self.format_move(move), used,
-                 "none" if seconds is None else f"{seconds:.2f} s")
+                 "none" if seconds is None else f"{seconds:.2f} s",
+                 f", {summary['visits']:,} visits" if "visits" in summary else "")
         return move
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,
