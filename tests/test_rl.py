@@ -159,3 +159,24 @@ def test_workers_stop_when_their_driver_is_killed(tmp_path):
             os.killpg(driver.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
+    """The gate games of cand-0001 (promoted as gen-0001) are gen-0001's:
+    without them its rating would rest on its anchor games alone."""
+    from imago.training.rating import MatchResult, RatingLog
+    from imago.training.rl import RunFolder, _report
+
+    ratings = RatingLog(tmp_path)
+    for result in (MatchResult("gen-0000", "gnugo-10", 5, 5),
+                   MatchResult("cand-0001", "gen-0000", 70, 30),
+                   MatchResult("gen-0001", "gnugo-10", 5, 5)):
+        ratings.append(result)
+    lines = []
+    _report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": [],
+                                  "aliases": {"cand-0001": "gen-0001"}},
+            lines.append)
+    table = {row.split()[0]: row.split()[1:] for row in
+             (tmp_path / "elo.txt").read_text().splitlines()[1:] if row.strip()}
+    assert "cand-0001" not in table
+    assert table["gen-0001"][2] == "110" and int(table["gen-0001"][0]) > int(table["gen-0000"][0])

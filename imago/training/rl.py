@@ -37,7 +37,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -371,8 +371,12 @@ def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: L
 
 
 def _report(run: RunFolder, state: dict, log: Log) -> None:
-    """Refit the ratings from every result; the table, the curve, TensorBoard."""
-    results = RatingLog(run.root).results()
+    """Refit the ratings from every result; the table, the curve, TensorBoard.
+    A promoted candidate is its generation: its gate games count for it."""
+    aliases = state.get("aliases", {})
+    results = [replace(r, player=aliases.get(r.player, r.player),
+                       opponent=aliases.get(r.opponent, r.opponent))
+               for r in RatingLog(run.root).results()]
     if not results:
         return
     ratings = fit_elo(results, ANCHOR_ELO)
