@@ -195,7 +195,7 @@ class NeuralNetwork:
         """``bfloat16`` or ``float32``: what :meth:`evaluate` computes in
         (:attr:`wanted_precision`, else the machine's choice). A network
         compiled for training always infers in float32 with its live weights
-        (a twin would hold stale ones)."""
+        (a copy would hold stale ones)."""
         if self.for_training or not self.has_inference_copy:
             return "float32"
         return self.wanted_precision or inference_precision(keras.backend.backend())
@@ -556,7 +556,8 @@ class DenseNeuralNetwork(NeuralNetwork):
 
     architecture = "dense"
 
-    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None, folded: bool = False,
+                    record: Optional[list] = None) -> keras.Model:
         n, reg = self.board_size, self.regularizer()
         units = int(self.params.get("units", 81))
         x = inp = keras.Input((n, n, self.planes), name="planes")
@@ -574,7 +575,8 @@ class ConvNeuralNetwork(NeuralNetwork):
 
     architecture = "conv"
 
-    def build_model(self, dtype: Optional[str] = None) -> keras.Model:
+    def build_model(self, dtype: Optional[str] = None, folded: bool = False,
+                    record: Optional[list] = None) -> keras.Model:
         n, reg = self.board_size, self.regularizer()
         filters = int(self.params.get("filters", 32))
         x = inp = keras.Input((n, n, self.planes), name="planes")
