@@ -2,9 +2,11 @@
 
 A processor with AVX-512 BF16 or AMX (recent AMD EPYC and Intel Xeon) runs
 the residual networks' convolutions in bfloat16 about 1.5x as fast as in
-float32 through TensorFlow's oneDNN kernels, with the same move-prediction
-and ownership accuracy on held-out games; without those instructions
-bfloat16 is converted in software, which gains nothing. ``IMAGO_PRECISION`` chooses:
+float32 through TensorFlow's oneDNN kernels (on top of the folded batch
+normalisation of :meth:`imago.nn.networks.NeuralNetwork.inference_copy`),
+with the same move-prediction and ownership accuracy on held-out games;
+without those instructions bfloat16 is converted in software, which gains
+nothing. ``IMAGO_PRECISION`` chooses:
 
 - ``auto`` (the default): bfloat16 on the TensorFlow back end when the
   processor has native bfloat16 and no GPU is in use, float32 otherwise;
