@@ -132,3 +132,18 @@ def test_the_inference_copy_folds_normalisation_and_answers_as_the_model(residua
         unit = SCORE_SCALE if head == "score" else 1  # evaluate gives the score in points
         assert np.allclose(fast[head].reshape(exact[head].shape) / unit, exact[head],
                            atol=2e-5), head
+
+
+def test_the_live_model_and_its_float32_copy_are_compiled_apart(residual):
+    """Both answer in float32; switching between them (as ``bench nn`` does
+    to time the model as trained against its copy) must not reuse the
+    other's compiled function."""
+    residual.wanted_precision = "float32"
+    x = planes(3)
+    copy_answer = residual.evaluate(x)["policy"]
+    residual.model.set_weights([np.zeros_like(w) if w.ndim > 1 else w
+                                for w in residual.model.get_weights()])
+    residual.for_training = True
+    assert np.allclose(residual.evaluate(x)["policy"], 1.0 / 82, atol=1e-6)
+    residual.for_training = False
+    assert np.allclose(residual.evaluate(x)["policy"], copy_answer)

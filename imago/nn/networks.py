@@ -161,7 +161,7 @@ class NeuralNetwork:
         self.params = params
         self.model: Optional[keras.Model] = None
         self.metadata: dict[str, Any] = {}
-        self._infer: dict[tuple[int, int, str], Any] = {}
+        self._infer: dict[tuple[int, int, str, bool], Any] = {}
         self.for_training = False  # compiled for training: infer with the live weights
         self.wanted_precision: Optional[str] = None  # float32 / bfloat16; None: the machine's
         self._inference_models: dict[str, keras.Model] = {}
@@ -340,7 +340,7 @@ class NeuralNetwork:
         return copy
 
     def _compiled(self, size: int):
-        key = (size, self.planes, self.precision)
+        key = (size, self.planes, self.precision, self.for_training)  # which model answers
         fn = self._infer.get(key)
         if fn is None:
             model = self._model_for_inference()
