@@ -103,8 +103,10 @@ def bench_models(quick: bool) -> None:
     batches = (1, 8, 16, 32)
     print("network inference (positions/s; planes encoded beforehand; "
           f"{inference_precision(keras.backend.backend())} where the model can):")
+    loaded = []
     for path in models:
         net = NeuralNetwork.load(path)
+        loaded.append((net, path.name))
         sizes = SIZES if net.any_size else [s for s in SIZES if s in net.board_sizes]
         top = {}
         for size in sizes:
@@ -121,10 +123,9 @@ def bench_models(quick: bool) -> None:
                 print(f"  {path.name:18s} {f'{size}x{size}':>5s}  batch {batches[-1]} at "
                       f"{top[size] / top[9]:.2f}x the 9x9 rate (area ratio 81/{size * size} "
                       f"= {81 / (size * size):.2f})")
-    for path in models:
-        net = NeuralNetwork.load(path)
+    for net, name in loaded:
         for size in (9, 19):
-            bench_precision(net, path.name, quick, size)
+            bench_precision(net, name, quick, size)
 
 
 def bench_precision(net, name: str, quick: bool, size: int = 19, batch: int = 16,
