@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 import re
 import time
+from pathlib import Path
+
+import pytest
 
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
@@ -36,6 +39,7 @@ def run(lines, algorithm="mcts", **options):
     return out.getvalue(), engine
 
 
+ROOT = Path(__file__).resolve().parent.parent
 INFO = re.compile(r"info move ([A-HJ-T]\d+|pass) visits (\d+) winrate (\S+) ")
 
 
@@ -69,6 +73,47 @@ def test_kata_analyze_with_ownership_and_score_lead():
     assert " scoreLead " in line
     ownership = line.split(" ownership ")[1].split()
     assert len(ownership) == 81 and all(-1 <= float(v) <= 1 for v in ownership)
+
+
+class InputAfterLines:
+    """Sends ``command``, then an empty line once ``out`` holds ``lines``
+    info lines (or after ``timeout`` seconds): no guessing how long the
+    network takes to load."""
+
+    def __init__(self, command: str, out: io.StringIO, lines: int, timeout: float = 120.0):
+        self.sent = [command]
+        self.out, self.lines, self.timeout = out, lines, timeout
+        self.done = False
+
+    def readline(self, size=-1):
+        if self.sent:
+            return self.sent.pop()
+        if self.done:
+            return ""
+        deadline = time.monotonic() + self.timeout
+        while (sum(line.startswith("info ") for line in self.out.getvalue().split("\n"))
+               < self.lines and time.monotonic() < deadline):
+            time.sleep(0.02)
+        self.done = True
+        return "\n"
+
+
+def test_kata_analyze_ownership_is_the_growing_trees():
+    model = ROOT / "models" / "residual9.keras"
+    if not model.exists():
+        pytest.skip("the shipped model is missing")
+    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=100, seed=1), size=9)
+    out = io.StringIO()
+    ImagoIO(engine, InputAfterLines("kata-analyze b 10 ownership true\n", out, 5), out).run()
+    lines = [line for line in out.getvalue().split("\n") if line.startswith("info ")]
+    assert len(lines) >= 5
+    owned = [line.split(" ownership ")[1] for line in lines]
+    assert owned[0] != owned[-1]  # the root's network answer alone would never change
+    # the last line is the tree's mean seen from Black, row 0 the top row
+    search = engine.algorithm.search
+    tree = search.tree_ownership()
+    assert tree is not None and search.root.total_visits() > 20
+    assert [float(v) for v in owned[-1].split()] == pytest.approx(tree.tolist(), abs=0.05)
 
 
 def test_genmove_analyze_ends_with_the_move_and_plays_it():

@@ -422,3 +422,23 @@ def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_input
     with pytest.raises(SystemExit):
         heldout_main(["--model", str(run_inputs / "none.keras"), str(run_inputs / "nine")])
     assert "no model file" in capsys.readouterr().err
+
+
+def test_heldout_measures_ownership_after_a_search(straight_run, run_inputs, capsys):
+    from imago.training.heldout import heldout_main
+
+    model = str(run_inputs / "out" / "a.keras")
+    args = ["--model", model, str(run_inputs / "nine"), "--validation", "0.2",
+            "--visits", "12", "--positions", "5"]
+    assert heldout_main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "nine 9x9 a.keras: ownership after 12 visits on 5 positions: network ")
+    network, search = (float(part.split()[1].rstrip("%"))
+                       for part in lines[0].split(": ")[2].split(", ")[:2])
+    assert 0 < network <= 100 and 0 < search <= 100
+    assert heldout_main(args[:-2]) == 0  # the positions default to 200 (fewer held out here)
+    assert "ownership after 12 visits on" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        heldout_main(args[:-4] + ["--visits", "0"])
+    assert "--visits must be at least 1" in capsys.readouterr().err

@@ -309,7 +309,7 @@ class AnalysisEngine:
                                 fpu_reduction=settings.get("fpu_reduction", 0.25),
                                 batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
                                 else self.search_batch,
-                                seed=self.seed)
+                                seed=self.seed, keep_ownership=True)
             search.cache = self._caches.setdefault(query.komi, {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
@@ -411,11 +411,16 @@ class AnalysisEngine:
 
     def _add_extras(self, analysis: TurnAnalysis, search: PUCTSearch,
                     answer: Optional[tuple]) -> None:
-        """Ownership, policy and the ownership after each move, when asked."""
+        """Ownership, policy and the ownership after each move, when asked:
+        the search tree's ownership (:meth:`PUCTSearch.tree_ownership`, as
+        KataGo reports it), else the network's for the root."""
         query, turn = analysis.query, analysis.turn
         board = search.root_board
         if query.include_ownership:
-            if answer is not None and answer[3] is not None:
+            searched = search.tree_ownership()
+            if searched is not None:
+                analysis.ownership = [float(v) for v in searched]
+            elif answer is not None and answer[3] is not None:
                 analysis.ownership = [float(v) for v in answer[3]]
             else:
                 judged = count(board, query.rules, turn.to_move)
@@ -431,13 +436,31 @@ class AnalysisEngine:
             total = policy[legal].sum()
             policy = np.where(legal, policy / total if total > 0 else 0.0, -1.0)
             analysis.policy = [float(v) for v in policy]
-        if query.include_moves_ownership and hasattr(search.evaluator, "ownerships"):
-            requests = [search.child_request(action_of(m.point, query.size))
-                        for m in analysis.moves]
-            owned = search.evaluator.ownerships(requests, averaged=False) if requests else None
+        if query.include_moves_ownership:
+            self._add_moves_ownership(analysis, search)
+
+    @staticmethod
+    def _add_moves_ownership(analysis: TurnAnalysis, search: PUCTSearch) -> None:
+        """Each candidate's ownership from the root player's view: its
+        subtree's mean, or the network's answer for a child the tree did
+        not evaluate."""
+        root, size = search.root, analysis.query.size
+        unsearched = []
+        for move in analysis.moves:
+            action = action_of(move.point, size)
+            edge = root.edge(action) if root is not None else -1
+            child = root.children[edge] if edge >= 0 else None
+            owned = search.tree_ownership(child) if child is not None else None
             if owned is not None:
-                for move, row in zip(analysis.moves, owned):
-                    move.ownership = [-float(v) for v in row]  # from the root player's view
+                move.ownership = [-float(v) for v in owned]
+            else:
+                unsearched.append((move, action))
+        if unsearched and hasattr(search.evaluator, "ownerships"):
+            requests = [search.child_request(action) for _, action in unsearched]
+            owned = search.evaluator.ownerships(requests, averaged=False)
+            if owned is not None:
+                for (move, _), row in zip(unsearched, owned):
+                    move.ownership = [-float(v) for v in row]
 
     def _finished_game(self, task: _Task, during: bool) -> TurnAnalysis:
         """A position after two passes: the count is the answer."""

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import Count, GameState, count, lost_for_good
+from imago.game import BLACK, Count, GameState, count, lost_for_good
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
@@ -173,7 +173,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  noise_fraction=checked("noise_fraction", noise_fraction,
                                                         low=0, high=1),
                                  seed=seed, self_atari=self.self_atari,
-                                 score_utility=checked("score_utility", score_utility, low=0))
+                                 score_utility=checked("score_utility", score_utility, low=0),
+                                 keep_ownership=True)
         self.low_winrate_streak = 0
         self.searched = False
         self.warmed_up: set[int] = set()
@@ -315,11 +316,34 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return root.best_action()
 
     def ownership(self, state: GameState) -> Optional[list[float]]:
-        """The network's ownership estimate for the position (+1 Black), or
-        None without a network (the engine then uses playouts)."""
+        """The ownership estimate for the position, per cell of the board's
+        array (+1 Black): the search tree's average when the last search
+        (or the analysis running now) stands on this position, else the
+        network's; None without a network (the engine then uses playouts)."""
+        searched = self._searched_ownership(state)
+        if searched is not None:
+            return searched
         self._choose_evaluator(state)
         estimate = getattr(self.search.evaluator, "ownership", None)
         return None if estimate is None else estimate(state.current, state.to_move)
+
+    def _searched_ownership(self, state: GameState) -> Optional[list[float]]:
+        """:meth:`PUCTSearch.tree_ownership` of the root when it is
+        ``state``'s position with ``state``'s player to move and searched."""
+        search = self.search
+        root = search.root
+        if (root is None or search.root_game_node is not state.current
+                or search.root_color != state.to_move or root.total_visits() < 1):
+            return None
+        own = search.tree_ownership(root)
+        if own is None:
+            return None
+        board = state.board
+        sign = 1.0 if state.to_move == BLACK else -1.0
+        cells = [0.0] * len(board.cells)
+        for value, p in zip(own.tolist(), board.on_board()):
+            cells[p] = sign * value
+        return cells
 
     @staticmethod
     def judge(state: GameState) -> Count:

@@ -182,6 +182,8 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
                           stop=stream.interrupted, early_stop=False)
         results = request.shown(search.results(root, limit=size * size + 1))
+        if ownership is not None:
+            ownership = side_ownership(engine, who)  # the tree's, as it grows
         if results:
             line = kata_line(results, size, lead, ownership) if kata else lz_line(results, size)
             if not stream.line(line):

@@ -168,7 +168,8 @@ class SearchPool:
                                None if margins is None else float(margins[k]),
                                None if ownership is None else ownership[k])
             job.search.evaluations += 1
-            self._prepare(job, (answer[0][k], answer[1][k]))
+            self._prepare(job, (answer[0][k], answer[1][k],
+                                None if ownership is None else ownership[k]))
 
     def _prepare(self, job: SearchJob, answer: Optional[tuple]) -> None:
         job.root = job.search.prepare(job.allow_pass, answer)
@@ -240,12 +241,14 @@ class SearchPool:
 
     def _apply(self, shares: list, answer) -> None:
         priors, values, margins = answer[0], answer[1], getattr(answer, "margins", None)
+        ownership = getattr(answer, "ownership", None)
         self.batches.append(sum(len(share) for _, share in shares))
         start = 0
         for job, share in shares:
             end = start + len(share)
             job.search.apply(share, priors[start:end], values[start:end],
-                             None if margins is None else margins[start:end])
+                             None if margins is None else margins[start:end],
+                             None if ownership is None else ownership[start:end])
             job.search.evaluations += len(share)
             start = end
 

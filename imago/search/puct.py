@@ -38,7 +38,11 @@ in [-1, 1] from the view of leaf i's player to move. When the answer also
 has ``margins`` (:class:`imago.nn.evaluator.Evaluation`: the expected area
 of the player to move minus the opponent's), the search backs up score
 leads (the margins with the game's komi) beside the values, so every
-candidate gets its expected lead in points. A leaf exposes
+candidate gets its expected lead in points. With
+:attr:`PUCTSearch.keep_ownership` the nodes keep the answers' ``ownership``
+too, and :meth:`PUCTSearch.tree_ownership` averages them over a subtree, as
+KataGo reports ownership: the search's view of who owns what, not the
+root's first impression. A leaf exposes
 ``board``, ``to_move``, ``passes`` and ``recent`` (the cells of the
 positions before it, newest first, as ``bytes``), so feature encoders can
 build history planes. ``history`` on the evaluator says how many positions
@@ -157,7 +161,8 @@ class PUCTSearch:
                  batch_size: int = 8, virtual_loss: float = 1.0, dirichlet_alpha: float = 0.0,
                  noise_fraction: float = 0.25, seed: Optional[int] = None,
                  cache_size: int = 200_000, self_atari: bool = False,
-                 score_utility: float = 0.1, score_scale: Optional[float] = None):
+                 score_utility: float = 0.1, score_scale: Optional[float] = None,
+                 keep_ownership: bool = False):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
@@ -171,6 +176,7 @@ class PUCTSearch:
         self.score_utility = float(score_utility)
         self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.by_score = False  # values are leads over the board's points, not win rates
+        self.keep_ownership = bool(keep_ownership)  # nodes keep the evaluator's ownership
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.cache: dict = {}
@@ -284,7 +290,8 @@ class PUCTSearch:
     def prepare(self, allow_pass: bool = True, root_answer: Optional[tuple] = None
                 ) -> SearchNode:
         """Make the root set by :meth:`set_root` ready: expanded
-        (``root_answer``, a ``(policy, value)`` pair for :meth:`root_request`,
+        (``root_answer``, a ``(policy, value[, ownership])`` answer for
+        :meth:`root_request`,
         or the evaluator's most careful answer; a reused root keeps its
         visits and takes the careful priors), illegal moves struck out, root
         noise, the pass allowed or not."""
@@ -294,14 +301,18 @@ class PUCTSearch:
                 careful = getattr(self.evaluator, "evaluate_all_symmetries",
                                   self.evaluator.evaluate)
                 answer = careful([self.root_request()])
-                root_answer = (answer[0][0], answer[1][0])
+                ownership = getattr(answer, "ownership", None)
+                root_answer = (answer[0][0], answer[1][0],
+                               None if ownership is None else ownership[0])
                 if getattr(answer, "margins", None) is not None:
                     self.scored = True
                 self.evaluations += 1
             if root.expanded:
                 self._reprioritise(root, root_answer[0])  # a reused root had a leaf's answer
             else:
-                self._expand_exact(root, *root_answer)
+                self._expand_exact(root, root_answer[0], root_answer[1])
+            if self.keep_ownership and len(root_answer) > 2 and root_answer[2] is not None:
+                root.ownership = np.asarray(root_answer[2], dtype=np.float16)
         elif root.expanded and not root.careful:
             root.careful = True         # nothing more careful to ask for
             self._strike_illegal(root)  # it was expanded without legality checks
@@ -469,7 +480,8 @@ class PUCTSearch:
         if leaves:
             answer = self.evaluator.evaluate(leaves)
             self.evaluations += len(leaves)
-            self.apply(leaves, answer[0], answer[1], getattr(answer, "margins", None))
+            self.apply(leaves, answer[0], answer[1], getattr(answer, "margins", None),
+                       getattr(answer, "ownership", None))
 
     def select(self, batch: int) -> list[Leaf]:
         """Up to ``batch`` descents with virtual loss; the leaves that need
@@ -488,11 +500,17 @@ class PUCTSearch:
             waiting.add(id(leaf.node))
         return pending
 
-    def apply(self, leaves: Sequence[Leaf], priors, values, margins=None) -> None:
+    def apply(self, leaves: Sequence[Leaf], priors, values, margins=None,
+              ownership=None) -> None:
         """Expand ``leaves`` with the evaluator's answers and back them up
-        (with score leads when ``margins`` are given)."""
+        (with score leads when ``margins`` are given; the ``ownership`` rows
+        are kept on the nodes when :attr:`keep_ownership` is set)."""
         if not leaves:
             return
+        if not self.keep_ownership or ownership is None or isinstance(priors, list):
+            ownership = None  # (mixed board sizes come as a list of prior rows)
+        else:
+            ownership = np.asarray(ownership, dtype=np.float16)
         if margins is not None:
             self.scored = True
         size = self.size
@@ -516,6 +534,8 @@ class PUCTSearch:
                 if by_score:
                     value = self._value_of_score(score)
             node.value = value
+            if ownership is not None:
+                node.ownership = ownership[k]
             if cache is not None:
                 cache[leaf.key] = (node.priors, value) if score is None \
                     else (node.priors, value, score)
@@ -709,6 +729,29 @@ class PUCTSearch:
         return top[1] - top[0] > remaining
 
     # ------------------------------------------------------------ results
+    def tree_ownership(self, node: Optional[SearchNode] = None) -> Optional[np.ndarray]:
+        """The ownership of ``node``'s position (default: the root), +1 for
+        its player to move, one value per point row-major: the mean of the
+        evaluator's ownership over the positions of its subtree that the
+        evaluator answered for (not those a cache answered, nor finished
+        games), each seen from the node's side, so lines the search visits
+        more weigh more. None when the node kept no ownership (see
+        :attr:`keep_ownership`)."""
+        node = self.root if node is None else node
+        if node is None or node.ownership is None:
+            return None
+        total = np.zeros(len(node.ownership), dtype=np.float64)
+        count = 0
+        stack = [(node, 1.0)]
+        while stack:
+            here, sign = stack.pop()
+            if here.ownership is not None:
+                total += here.ownership if sign > 0 else -here.ownership
+                count += 1
+            if here.edges:
+                stack.extend((child, -sign) for child in here.children[:here.edges])
+        return (total / count).astype(np.float32)
+
     def point_of(self, action: int) -> Optional[int]:
         """The board point of an action on the searched board (None: pass)."""
         return action_points(self.size)[action]

@@ -23,7 +23,11 @@ moves (points row-major from the top-left, the pass last; see
 - ``exact``: the final score (area, komi included, for the player to move)
   once the search has proven it: a line that ended with two passes, or a
   node whose every open move leads to a proven child (see
-  :meth:`imago.search.puct.PUCTSearch.prove`).
+  :meth:`imago.search.puct.PUCTSearch.prove`);
+- ``ownership``: the evaluator's ownership of the node's position (float16,
+  one value per point, +1 for the player to move) when the search keeps
+  them for a tree-averaged estimate (see
+  :meth:`imago.search.puct.PUCTSearch.tree_ownership`), else None.
 
 The board of a node is never stored: a simulation replays its path on a
 scratch copy of the root's board.
@@ -83,7 +87,7 @@ class SearchNode:
     """A position of the search tree and the statistics of its moves."""
 
     __slots__ = ("priors", "value", "score", "total", "_moves", "_visits", "_values",
-                 "_scores", "edges", "children", "struck", "flags", "exact")
+                 "_scores", "edges", "children", "struck", "flags", "exact", "ownership")
 
     def __init__(self) -> None:
         self.priors: Optional[bytes] = None   # None until expanded
@@ -99,6 +103,7 @@ class SearchNode:
         self.struck: Optional[list[int]] = None
         self.flags = 0             # CAREFUL | TERMINAL (one slot: nodes are many)
         self.exact: Optional[float] = None  # the proven final score for the player to move
+        self.ownership: Optional[np.ndarray] = None  # kept only when the search asks
 
     @property
     def expanded(self) -> bool:

@@ -126,9 +126,11 @@ def heldout_main(argv: list[str]) -> int:
         description="Measure networks on the games a stream run holds out (the same stable\n"
                     "split by folder and file name), per data folder and board size: policy\n"
                     "top-1, value error, ownership accuracy by game phase, score error.",
-        epilog="example:\n"
+        epilog="examples:\n"
                "  python train.py heldout --model models/multi.keras ../shared/data/ai19 "
-               "../shared/data/katago13")
+               "../shared/data/katago13\n"
+               "  python train.py heldout --model models/multi.keras --visits 50 "
+               "--positions 300 ../shared/data/katago19")
     p.add_argument("folders", nargs="+", help="data folders, each measured on its own")
     p.add_argument("--model", action="append", required=True, metavar="FILE",
                    help="a .keras network (repeat to compare several)")
@@ -140,6 +142,10 @@ def heldout_main(argv: list[str]) -> int:
     p.add_argument("--symmetries", action="store_true",
                    help="average every head over the 8 board symmetries, as imago's analysis "
                         "does for ownership (8x the network time)")
+    p.add_argument("--visits", type=int, metavar="V",
+                   help="measure ownership after a search of V visits per position instead: "
+                        "the network's and the search tree's (as analysis reports it), on "
+                        "--positions positions (default 200) drawn from the held-out games")
     p.add_argument("--cache", dest="cache_dir", metavar="DIR",
                    help="shard cache (default: $IMAGO_CACHE or ~/.cache/imago)")
     args = p.parse_args(argv)
@@ -147,12 +153,20 @@ def heldout_main(argv: list[str]) -> int:
         p.error("--validation must be a fraction between 0 and 1")
     if args.positions is not None and args.positions < 1:
         p.error("--positions must be at least 1")
+    if args.visits is not None and args.visits < 1:
+        p.error("--visits must be at least 1")
     missing = [m for m in args.model if not Path(m).is_file()]
     if missing:
         p.error("no model file " + ", ".join(missing))
     try:
-        heldout_figures(args.model, args.folders, args.validation, args.positions,
-                        args.cache_dir, averaged=args.symmetries)
+        if args.visits is not None:
+            from .heldout_search import searched_ownership_figures
+
+            searched_ownership_figures(args.model, args.folders, args.visits,
+                                       args.positions or 200, args.validation)
+        else:
+            heldout_figures(args.model, args.folders, args.validation, args.positions,
+                            args.cache_dir, averaged=args.symmetries)
     except (OSError, ValueError) as err:
         print(f"train.py heldout: {err}", file=sys.stderr)
         return 1
