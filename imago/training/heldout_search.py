@@ -105,8 +105,6 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
     held-out games of each size the model plays."""
     from imago.nn.evaluator import NetworkEvaluator
 
-    from .heldout import plays
-
     rows = []
     for folder in folders:
         by_size = held_out_positions(folder, validation, log)
@@ -117,8 +115,10 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
             sample = [candidates[i] for i in sorted(chosen)]
             for model in models:
                 evaluator = NetworkEvaluator(model, batch_size=16, seed=seed)
-                if not plays(evaluator.network, size):
-                    continue
+                try:
+                    evaluator.check_size(size)
+                except ValueError:
+                    continue  # the model does not play this size
                 figures = measure_searched(evaluator, sample, visits, seed, progress)
                 rows.append({"folder": folder, "size": size, "model": model, **figures})
                 log(format_searched_row(rows[-1]))
