@@ -17,6 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from imago.game import BLACK, Count, GameState, count, lost_for_good
+from imago.search.exact import ExactSolver, OutOfTime, Solution
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
@@ -40,6 +41,18 @@ SMALL_BOARD_VISITS = 4000
 costs a few hundred microseconds there, and the default 200 leave 3x3 to
 chance (White won 2 of 3 self-play games at 200; Black took the board in 6
 of 6 at 4,000, about 0.3 s a move, many searches ending early once proven)."""
+EXACT_SIZE = 4
+"""The board the exact solver plays (:mod:`imago.search.exact`): the search
+alone drifts to B+1 there; on 2x2 and 3x3 it plays the optimal results
+already, and those hinge on superko fights that the solver's table (which
+ignores the game's history) can misjudge."""
+EXACT_SECONDS = 120.0
+"""Seconds the exact solver may spend on a move on boards up to 4x4 when
+no time is given (the empty 4x4 board takes it about 15 s here, later
+moves far less: what it proved stays in its table)."""
+EXACT_SHARE = 0.8
+"""The share of a move's time the exact solver may take; the search gets
+what is left if the solver runs out of it."""
 PASS_WINRATE = 0.02
 """A searched pass is as good as the best board move when its win rate is
 within this of the move's (and its lead within ``pass_margin`` points)."""
@@ -136,6 +149,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
       over the pass);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
+    - ``exact_seconds``: on boards up to 4x4 the exact solver
+      (:mod:`imago.search.exact`) chooses the move when it proves the
+      position's value within this many seconds (with a clock: within
+      ``EXACT_SHARE`` of the move's time); 0 turns it off;
     - ``seed`` for repeatable searches.
     """
 
@@ -148,7 +165,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
                  resign_threshold: float = 0.05, resign_moves: int = 3,
                  no_resign: bool = False, seed: Optional[int] = None,
                  symmetries: str = "random", score_utility: float = 0.1,
-                 pass_margin: float = 0.5, self_atari: bool = False):
+                 pass_margin: float = 0.5, self_atari: bool = False,
+                 exact_seconds: float = EXACT_SECONDS):
         self.model = model
         self.visits = checked("visits", visits, int, low=1)
         self.temperature = checked("temperature", temperature, low=0)
@@ -180,6 +198,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.warmed_up: set[int] = set()
         self._warm_up_lock = threading.Lock()
         self.rng = np.random.default_rng(seed)
+        self.exact_seconds = checked("exact_seconds", exact_seconds, low=0)
+        self.solvers: dict[int, ExactSolver] = {}  # by board size, kept with what they proved
+        self.solved: Optional[Solution] = None  # the last move's, when the solver chose it
 
     def new_game(self, state: GameState) -> None:
         self.search.forget()
@@ -236,7 +257,12 @@ class MCTSAlgorithm(DecisionAlgorithm):
         network to load comes out of ``seconds``."""
         started = time.perf_counter()
         self.searched = False
+        self.solved = None
         self._choose_evaluator(state)
+        if self._exact_applies(state, color):
+            self.solved = self._solve_exactly(state, seconds)
+            if self.solved is not None:
+                return self.solved.move
         if seconds is not None:
             seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
         alone = self._search_alone(state)
@@ -271,6 +297,30 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                              color):
             return RESIGN
         return point
+
+    def _exact_applies(self, state: GameState, color: int) -> bool:
+        """Whether the exact solver should try: a board up to 4x4, the
+        player to move asked for (GTP may ask for the other), the game on."""
+        return (self.exact_seconds > 0 and state.size == EXACT_SIZE
+                and color == state.to_move and state.consecutive_passes() < 2)
+
+    def _solve_exactly(self, state: GameState, seconds: Optional[float]) -> Optional[Solution]:
+        """The solver's proven move, or None when it ran out of time (its
+        table keeps what it proved, for the next move and game)."""
+        solver = self.solvers.get(state.size)
+        if solver is None:
+            solver = self.solvers[state.size] = ExactSolver(state.size)
+        budget = self.exact_seconds if seconds is None else EXACT_SHARE * seconds
+        started, nodes = time.monotonic(), solver.nodes
+        try:
+            solution = solver.solve_game(state, deadline=started + budget)
+        except OutOfTime:
+            log.info("%dx%d: no exact answer within %.1f s (%d nodes); searching instead",
+                     state.size, state.size, budget, solver.nodes - nodes)
+            return None
+        log.info("%dx%d: solved, %+d for the player to move (%d nodes, %.1f s)", state.size,
+                 state.size, solution.score, solver.nodes - nodes, time.monotonic() - started)
+        return solution
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
                 allow_pass: bool = True):
