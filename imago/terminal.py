@@ -381,6 +381,8 @@ class TerminalGame:
         if not info:
             return ""
         pv = " ".join(index_to_vertex(p, self.state.size) for p in info.get("pv", [])[:6])
+        if "exact" in info:
+            return f"solved: {info['exact']:+d} points on the board for the side that moved"
         text = f"winrate {info['winrate']:.1%}, {info['visits']} visits"
         return text + (f", expects {pv}" if pv else "")
 

@@ -88,3 +88,17 @@ def test_the_engine_falls_back_to_its_search_when_the_solver_runs_out_of_time():
     solving = create_algorithm("mcts", seed=1, visits=50)
     solving.choose_move(state, WHITE)
     assert not solving.solvers
+
+
+def test_a_solved_move_is_played_and_summarised_with_its_proven_score(monkeypatch, caplog):
+    from imago.engine.engine import GameEngine
+    from imago.search.exact import Solution
+
+    answer = Solution(2, vertex_to_index("B3", 4))
+    monkeypatch.setattr(ExactSolver, "solve_game", lambda self, state, deadline=None: answer)
+    engine = GameEngine(create_algorithm("mcts", seed=1), size=4)
+    with caplog.at_level("INFO", logger="imago.engine.engine"):
+        assert engine.genmove(BLACK) == answer.move
+    summary = engine.algorithm.summary()
+    assert summary["exact"] == 2 and summary["visits"] == 0 and summary["pv"] == [answer.move]
+    assert "mcts chose B3" in caplog.text and "proven +2" in caplog.text

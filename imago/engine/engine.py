@@ -147,11 +147,13 @@ class GameEngine:
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
         self.time_control.record_move(color, used, seconds)
-        summary = self.algorithm.summary() or {}
-        log.info("%s chose %s in %.2f s (budget %s%s)", self.algorithm.name,
-                 self.format_move(move), used,
-                 "none" if seconds is None else f"{seconds:.2f} s",
-                 f", {summary['visits']:,} visits" if "visits" in summary else "")
+        if log.isEnabledFor(logging.INFO):
+            summary = self.algorithm.summary() or {}
+            found = (f", proven {summary['exact']:+d}" if "exact" in summary else
+                     f", {summary['visits']:,} visits" if "visits" in summary else "")
+            log.info("%s chose %s in %.2f s (budget %s%s)", self.algorithm.name,
+                     self.format_move(move), used,
+                     "none" if seconds is None else f"{seconds:.2f} s", found)
         return move
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,

@@ -345,6 +345,14 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return self.search.set_root(state, color)
 
     def summary(self) -> Optional[dict]:
+        """The last move's win rate, visits and expected line; for a move
+        the exact solver chose, its proven score (``exact``, area for the
+        player who moved, komi left out) and no visits."""
+        solved = self.solved
+        if solved is not None:
+            return {"winrate": 1.0 if solved.score > 0 else 0.0 if solved.score < 0 else 0.5,
+                    "visits": 0, "pv": [] if solved.move is None else [solved.move],
+                    "exact": solved.score}
         if not self.searched:  # the last move was chosen without a search
             return None
         results = self.search.results(limit=1)
