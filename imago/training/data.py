@@ -38,7 +38,7 @@ import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 import numpy as np
 
@@ -95,6 +95,27 @@ def opening_moves_to_skip(path: Path) -> int:
                         continue
         _INDEX_CACHE[index] = table
     return table.get(path.name, 0)
+
+
+def named_games(files: Iterable[Path], problems: list[str]
+                ) -> Iterator[tuple[Path, str, GameState, int]]:
+    """Each game of ``files`` as ``(path, name, state, opening)``: ``name``
+    the stable name the train / held-out split hashes (the file, with
+    ``#k`` for the k-th game of a collection), ``opening`` the random
+    opening moves to skip (``index.tsv``). Files that cannot be read are
+    named in ``problems`` and skipped."""
+    for path in files:
+        try:
+            games = load_games(path)
+        except OSError as err:
+            problems.append(f"{path}: cannot read it ({err.strerror or err})")
+            continue
+        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
+            problems.append(str(err) if str(path) in str(err) else f"{path}: {err}")
+            continue
+        opening = opening_moves_to_skip(path)
+        for k, state in enumerate(games):
+            yield path, str(path) if len(games) == 1 else f"{path}#{k}", state, opening
 
 
 def readable_files(files: Iterable[Path], problems: list[str]) -> list[Path]:
@@ -255,33 +276,25 @@ def build_shard(files: list[Path], plane_set: str, board_size: int,
         problems.append(problem)
         log.info("skipping %s", problem)
 
-    for path in files:
+    unreadable: list[str] = []
+    for path, name, state, opening in named_games(files, unreadable):
+        if state.size != board_size:
+            skip(f"{name}: {state.size}x{state.size} game, not {board_size}x{board_size}")
+            continue
         try:
-            games = load_games(path)
-        except OSError as err:
-            skip(f"{path}: cannot read it ({err.strerror or err})")
+            arrays = game_samples(state, plane_set, opening, path, gnugo)
+        except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
+            skip(f"{name}: {err}")
             continue
-        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
-            skip(str(err) if str(path) in str(err) else f"{path}: {err}")
+        if not len(arrays["moves"]):
+            skip(f"{name}: no moves" + (f" after the {opening} opening moves that "
+                                        "index.tsv says to skip" if opening else ""))
             continue
-        opening = opening_moves_to_skip(path)
-        for g, state in enumerate(games):
-            name = str(path) if len(games) == 1 else f"{path}#{g}"
-            if state.size != board_size:
-                skip(f"{name}: {state.size}x{state.size} game, not {board_size}x{board_size}")
-                continue
-            try:
-                arrays = game_samples(state, plane_set, opening, path, gnugo)
-            except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
-                skip(f"{name}: {err}")
-                continue
-            if not len(arrays["moves"]):
-                skip(f"{name}: no moves" + (f" after the {opening} opening moves that "
-                                            "index.tsv says to skip" if opening else ""))
-                continue
-            arrays["game"] = np.full(len(arrays["moves"]), len(names), dtype=np.int32)
-            names.append(name)
-            parts.append(arrays)
+        arrays["game"] = np.full(len(arrays["moves"]), len(names), dtype=np.int32)
+        names.append(name)
+        parts.append(arrays)
+    for problem in unreadable:
+        skip(problem)
     if parts:
         out = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     else:
@@ -410,7 +423,7 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 
 
 __all__ = [
-    "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership",
+    "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership", "named_games",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
     "default_cache_dir", "is_validation_game", "shard_key", "readable_files", "write_json",
 ]

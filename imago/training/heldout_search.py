@@ -21,8 +21,7 @@ from imago.nn.features import board_index
 from imago.search import PUCTSearch
 from imago.sgf import find_sgf_files
 
-from .data import final_ownership, is_validation_game, opening_moves_to_skip, readable_files
-from .games import load_games
+from .data import final_ownership, is_validation_game, named_games, readable_files
 from .selfplay_run import progress_bar
 
 PHASES = (0.2, 0.4, 0.6)
@@ -39,21 +38,13 @@ def held_out_positions(folder: str, validation: float, log: Callable[[str], None
     files, problems = find_sgf_files([folder])
     files = readable_files(files, problems)
     by_size: dict[int, list[tuple]] = {}
-    for path in files:
-        try:
-            games = load_games(path)
-        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
-            problems.append(str(err) if str(path) in str(err) else f"{path}: {err}")
+    for path, name, state, skip in named_games(files, problems):
+        if not is_validation_game(name, validation):
             continue
-        skip = opening_moves_to_skip(path)
-        for g, state in enumerate(games):
-            name = str(path) if len(games) == 1 else f"{path}#{g}"
-            if not is_validation_game(name, validation):
-                continue
-            own_black, _ = final_ownership(state, path)
-            moves = [n for n in state.root.main_line() if n.is_move][skip:]
-            game = (state, own_black)
-            by_size.setdefault(state.size, []).extend((game, move) for move in moves)
+        own_black, _ = final_ownership(state, path)
+        moves = [n for n in state.root.main_line() if n.is_move][skip:]
+        game = (state, own_black)
+        by_size.setdefault(state.size, []).extend((game, move) for move in moves)
     for problem in problems:
         log(f"skipped: {problem}")
     return by_size

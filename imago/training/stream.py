@@ -45,8 +45,7 @@ from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, num_pl
 from imago.sgf import find_sgf_files
 
 from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard,
-                   opening_moves_to_skip, readable_files, save_shard, write_json)
-from .games import load_games
+                   named_games, readable_files, save_shard, write_json)
 
 log = logging.getLogger("imago.training")
 
@@ -123,31 +122,20 @@ def build_chunk(files: list[Path], plane_set: str, gnugo=None
     by_size: dict[int, list[dict]] = {}
     names: dict[int, list[str]] = {}
     problems: list[str] = []
-    for path in files:
+    for path, name, state, opening in named_games(files, problems):
         try:
-            games = load_games(path)
-        except OSError as err:
-            problems.append(f"{path}: cannot read it ({err.strerror or err})")
+            arrays = game_arrays(state, plane_set, opening, path, gnugo)
+        except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
+            problems.append(f"{name}: {err}")
             continue
-        except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
-            problems.append(str(err) if str(path) in str(err) else f"{path}: {err}")
+        if not len(arrays["moves"]):
+            problems.append(f"{name}: no moves to learn from")
             continue
-        opening = opening_moves_to_skip(path)
-        for g, state in enumerate(games):
-            name = str(path) if len(games) == 1 else f"{path}#{g}"
-            try:
-                arrays = game_arrays(state, plane_set, opening, path, gnugo)
-            except Exception as err:  # noqa: BLE001 - a game that cannot be encoded is skipped
-                problems.append(f"{name}: {err}")
-                continue
-            if not len(arrays["moves"]):
-                problems.append(f"{name}: no moves to learn from")
-                continue
-            size = state.size
-            arrays["game"] = np.full(len(arrays["moves"]), len(names.setdefault(size, [])),
-                                     dtype=np.int32)
-            names[size].append(name)
-            by_size.setdefault(size, []).append(arrays)
+        size = state.size
+        arrays["game"] = np.full(len(arrays["moves"]), len(names.setdefault(size, [])),
+                                 dtype=np.int32)
+        names[size].append(name)
+        by_size.setdefault(size, []).append(arrays)
     out = {}
     for size, parts in by_size.items():
         merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
