@@ -64,7 +64,7 @@ def test_no_topic_runs_board(calls, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["16"], "unknown benchmark '16'; choose from board, sgf, nn, mcts, arch, analysis, startup"),
+    (["16"], "unknown benchmark '16'; choose from board, sgf, nn, mcts, arch, analysis, startup, exact"),
     (["board", "--batch", "8"], "--batch is an option of mcts, which is not among the "
                                 "benchmarks asked for (board)"),
     (["mcts", "--batch", "0"], "argument --batch: must be at least 1, not 0"),

@@ -102,3 +102,10 @@ def test_a_solved_move_is_played_and_summarised_with_its_proven_score(monkeypatc
     summary = engine.algorithm.summary()
     assert summary["exact"] == 2 and summary["visits"] == 0 and summary["pv"] == [answer.move]
     assert "mcts chose B3" in caplog.text and "proven +2" in caplog.text
+
+
+def test_the_benchmark_solves_the_empty_3x3_board():
+    from imago.bench.exact import solve_empty
+
+    seconds, nodes, value = solve_empty(3)
+    assert value == 9 and nodes > 0 and seconds >= 0

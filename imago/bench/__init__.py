@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -7,7 +7,7 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
-TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup")
+TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -29,6 +29,9 @@ ABOUT = {
     "startup": "seconds from starting imagocli to its answer to name (before TensorFlow) "
                "and to its first 9x9 genmove (network loaded), beside a bare import "
                "tensorflow",
+    "exact": "the exact solver on the empty 3x3 and 4x4 boards from a fresh table "
+             "(seconds, positions/s), then a 4x4 game of the engine's defaults: the first "
+             "move against all the others",
 }
 """One sentence on what each benchmark measures."""
 
