@@ -17,9 +17,9 @@ from typing import Any, Optional
 import numpy as np
 
 from imago.game import BLACK, Count, GameState, count, lost_for_good
-from imago.search.exact import ExactSolver, OutOfTime, Solution
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.search.exact import ExactSolver, OutOfTime, Solution
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -47,9 +47,9 @@ alone drifts to B+1 there; on 2x2 and 3x3 it plays the optimal results
 already, and those hinge on superko fights that the solver's table (which
 ignores the game's history) can misjudge."""
 EXACT_SECONDS = 120.0
-"""Seconds the exact solver may spend on a move on boards up to 4x4 when
-no time is given (the empty 4x4 board takes it about 15 s here, later
-moves far less: what it proved stays in its table)."""
+"""Seconds the exact solver may spend on a 4x4 move when no time is given
+(the empty board takes it about 15 s here, later moves far less: what it
+proved stays in its table)."""
 EXACT_SHARE = 0.8
 """The share of a move's time the exact solver may take; the search gets
 what is left if the solver runs out of it."""
@@ -149,7 +149,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
       over the pass);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
-    - ``exact_seconds``: on boards up to 4x4 the exact solver
+    - ``exact_seconds``: on 4x4 the exact solver
       (:mod:`imago.search.exact`) chooses the move when it proves the
       position's value within this many seconds (with a clock: within
       ``EXACT_SHARE`` of the move's time); 0 turns it off;
@@ -299,8 +299,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return point
 
     def _exact_applies(self, state: GameState, color: int) -> bool:
-        """Whether the exact solver should try: a board up to 4x4, the
-        player to move asked for (GTP may ask for the other), the game on."""
+        """Whether the exact solver should try: a 4x4 board, the player to
+        move asked for (GTP may ask for the other), the game still on."""
         return (self.exact_seconds > 0 and state.size == EXACT_SIZE
                 and color == state.to_move and state.consecutive_passes() < 2)
 
