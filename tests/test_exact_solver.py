@@ -109,3 +109,15 @@ def test_the_benchmark_solves_the_empty_3x3_board():
 
     seconds, nodes, value = solve_empty(3)
     assert value == 9 and nodes > 0 and seconds >= 0
+
+
+def test_the_engine_searches_when_the_solver_gives_up(monkeypatch):
+    from imago.search.exact import Inconsistent
+
+    def give_up(self, state, deadline=None):
+        raise Inconsistent("no move keeps the proven value +2")
+
+    monkeypatch.setattr(ExactSolver, "solve_game", give_up)
+    algorithm = create_algorithm("mcts", seed=1, visits=50)
+    assert algorithm.choose_move(GameState(4, komi=0), BLACK) is not None
+    assert algorithm.solved is None and algorithm.searched

@@ -19,7 +19,7 @@ import numpy as np
 from imago.game import BLACK, Count, GameState, count, lost_for_good
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
-from imago.search.exact import ExactSolver, OutOfTime, Solution
+from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -305,8 +305,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 and color == state.to_move and state.consecutive_passes() < 2)
 
     def _solve_exactly(self, state: GameState, seconds: Optional[float]) -> Optional[Solution]:
-        """The solver's proven move, or None when it ran out of time (its
-        table keeps what it proved, for the next move and game)."""
+        """The solver's proven move, or None when it ran out of time or
+        gave up (its table keeps what it proved, for the next move and
+        game)."""
         solver = self.solvers.get(state.size)
         if solver is None:
             solver = self.solvers[state.size] = ExactSolver(state.size)
@@ -317,6 +318,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
         except OutOfTime:
             log.info("%dx%d: no exact answer within %.1f s (%d nodes); searching instead",
                      state.size, state.size, budget, solver.nodes - nodes)
+            return None
+        except GaveUp as err:
+            log.warning("%dx%d: the exact solver gave up (%s); searching instead",
+                        state.size, state.size, err)
             return None
         log.info("%dx%d: solved, %+d for the player to move (%d nodes, %.1f s)", state.size,
                  state.size, solution.score, solver.nodes - nodes, time.monotonic() - started)

@@ -45,8 +45,17 @@ INFINITE = 10 ** 9
 _DEADLINE_CHECK = 4096  # nodes between two looks at the clock
 
 
-class OutOfTime(Exception):
+class GaveUp(Exception):
+    """The solver has no answer to give: the caller should search instead."""
+
+
+class OutOfTime(GaveUp):
     """The solver's deadline passed before the value was proven."""
+
+
+class Inconsistent(GaveUp):
+    """No move reaches the value proven for the position: bounds the table
+    took from another history disagree (see the module's docstring)."""
 
 
 @dataclass(frozen=True)
@@ -193,7 +202,8 @@ class ExactSolver:
         """The value of the position ``(black, white)`` (bitboards) with
         ``passed`` when the last move was a pass; ``history``: the game's
         positions as ``(black, white)``, oldest first, this one last.
-        Raises :class:`OutOfTime` after ``deadline`` (``time.monotonic``)."""
+        Raises :class:`OutOfTime` after ``deadline`` (``time.monotonic``),
+        :class:`Inconsistent` when no move reaches the value found."""
         if len(self.table) > self.max_entries:
             self.table.clear()
         self._deadline = deadline
@@ -255,6 +265,7 @@ class ExactSolver:
         window just below it)."""
         order = [None] + self.order if passed else self.order + [None]
         for p in order:
+            position = None
             if p is None:
                 if passed:
                     if self.area(me, opp) >= value:
@@ -263,19 +274,21 @@ class ExactSolver:
                 child = (opp, me, True)
             else:
                 played = self.play(me, opp, p)
-                if played is None or self._position(*played, 0) in path:
+                if played is None:
+                    continue
+                position = self._position(played[0], played[1], 0)
+                if position in path:
                     continue
                 child = (played[1], played[0], False)
-            if p is not None:
-                path.add(self._position(played[0], played[1], 0))
+                path.add(position)
             try:
                 reply = self._search(*child, -value, -value + 1, path, 1)
             finally:
-                if p is not None:
-                    path.discard(self._position(played[0], played[1], 0))
+                if position is not None:
+                    path.discard(position)
             if -reply >= value:
                 return p
-        raise AssertionError("no move keeps the proven value")
+        raise Inconsistent(f"no move keeps the proven value {value:+d}")
 
     def _position(self, me: int, opp: int, depth: int) -> tuple[int, int]:
         """``(black, white)`` of a position where the player to move
@@ -350,4 +363,4 @@ class ExactSolver:
         return best
 
 
-__all__ = ["ExactSolver", "Solution", "OutOfTime", "MAX_EXACT_POINTS"]
+__all__ = ["ExactSolver", "Solution", "GaveUp", "OutOfTime", "Inconsistent", "MAX_EXACT_POINTS"]
