@@ -36,6 +36,7 @@ def game_sgf(seed: int, size: int = 9, moves: int = 24, result: str = "B+3.5",
     return f"(;GM[1]FF[4]SZ[{size}]KM[{komi:g}]{re}{''.join(nodes)}{extra})\n"
 
 
+ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ["B+3.5", "W+R", "W+12", "B+R", "0", "W+0.5"]
 
 
@@ -439,6 +440,9 @@ def test_heldout_measures_ownership_after_a_search(straight_run, run_inputs, cap
     assert 0 < network <= 100 and 0 < search <= 100
     assert heldout_main(args[:-2]) == 0  # the positions default to 200 (fewer held out here)
     assert "ownership after 12 visits on" in capsys.readouterr().out
+    policy_only = str(ROOT / "models" / "conv9.keras")
+    assert heldout_main(["--model", policy_only] + args[2:]) == 0
+    assert capsys.readouterr().out == "conv9.keras: no ownership head, nothing to measure\n"
     with pytest.raises(SystemExit):
         heldout_main(args[:-4] + ["--visits", "0"])
     assert "--visits must be at least 1" in capsys.readouterr().err

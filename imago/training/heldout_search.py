@@ -13,7 +13,7 @@ overall and by game phase.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -51,10 +51,11 @@ def held_out_positions(folder: str, validation: float, log: Callable[[str], None
 
 
 def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int = 1,
-                     progress: bool = True) -> dict:
+                     progress: bool = True) -> Optional[dict]:
     """Ownership sign accuracy of the network (the search root's answer,
     averaged over the symmetries) and of the tree after ``visits`` visits,
-    on ``positions`` (from :func:`held_out_positions`), by game phase."""
+    on ``positions`` (from :func:`held_out_positions`), by game phase; None
+    when the network has no ownership head."""
     search = PUCTSearch(evaluator, batch_size=16, seed=seed, keep_ownership=True)
     hits = {"network": np.zeros(len(PHASES) + 1), "search": np.zeros(len(PHASES) + 1)}
     owned_n = np.zeros(len(PHASES) + 1)
@@ -64,6 +65,9 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
         state.goto(move.parent)
         search.run(state, move.color, visits=visits)
         root = search.root
+        if root.ownership is None:
+            bar.close()
+            return None  # no ownership head: nothing to measure
         board = state.board
         size = board.size
         cells = np.frombuffer(bytes(board.cells), dtype=np.uint8)[board_index(size)]
@@ -111,6 +115,9 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
                 except ValueError:
                     continue  # the model does not play this size
                 figures = measure_searched(evaluator, sample, visits, seed, progress)
+                if figures is None:
+                    log(f"{Path(model).name}: no ownership head, nothing to measure")
+                    continue
                 rows.append({"folder": folder, "size": size, "model": model, **figures})
                 log(format_searched_row(rows[-1]))
     return rows
@@ -118,7 +125,8 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
 
 def format_searched_row(row: dict) -> str:
     def phases(name: str) -> str:
-        return " ".join(f"{v:.1%}" for v in row[f"{name}_by_phase"])
+        return " ".join(f"{v:.1%}" if n else "-"
+                        for v, n in zip(row[f"{name}_by_phase"], row["owned_points_by_phase"]))
     return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}: "
             f"ownership after {row['visits']} visits on {row['positions']} positions: "
             f"network {row['network_accuracy']:.1%} ({phases('network')}), "
