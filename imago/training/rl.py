@@ -72,7 +72,7 @@ class RLConfig:
     train_steps: int = 400
     batch_size: int = 256
     optimizer: str = "sgd"
-    learning_rate: float = 0.01
+    learning_rate: float = 0.001
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
