@@ -24,7 +24,7 @@ position's value depend on it (the graph history interaction problem): a
 bound proven in one line is trusted in another where superko forbids or
 allows other moves. Storing only bounds that no superko refusal touched
 does not cure it (another history can forbid moves the bound relied on)
-and makes 3x3 a hundred times slower. Where the optimal result hinges on
+and makes 3x3 about 300 times slower. Where the optimal result hinges on
 superko fights this table can be wrong: on 2x2 it finds 0 instead of B+1.
 On 4x4 it finds B+2, the known value, so the engine uses it there only
 (see :data:`imago.engine.mcts_algorithm.EXACT_SIZE`).
