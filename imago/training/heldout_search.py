@@ -17,6 +17,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from imago.game import BLACK, WHITE
 from imago.nn.features import board_index
 from imago.search import PUCTSearch
 from imago.sgf import find_sgf_files
@@ -63,7 +64,7 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
     for (state, own_black), move in positions:
         search.forget()
         state.goto(move.parent)
-        search.run(state, move.color, visits=visits)
+        search.run(state, move.color, visits=visits, early_stop=False)
         root = search.root
         if root.ownership is None:
             bar.close()
@@ -71,9 +72,9 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
         board = state.board
         size = board.size
         cells = np.frombuffer(bytes(board.cells), dtype=np.uint8)[board_index(size)]
-        phase = int(np.digitize(np.count_nonzero(cells == 1) + np.count_nonzero(cells == 2),
-                                np.array(PHASES) * size * size))
-        sign = 1 if move.color == 1 else -1
+        stones = np.count_nonzero(cells == BLACK) + np.count_nonzero(cells == WHITE)
+        phase = int(np.digitize(stones, np.array(PHASES) * size * size))
+        sign = 1 if move.color == BLACK else -1
         truth = own_black * sign
         owned = truth != 0
         owned_n[phase] += owned.sum()
