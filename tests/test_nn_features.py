@@ -136,3 +136,17 @@ def test_legal_mask_excludes_occupied_and_suicide():
     assert not mask[1] and not mask[9]       # occupied
     assert not mask[0]                       # A9 is suicide for White
     assert mask[2] and mask.sum() == 82 - 3 - 1
+
+
+def test_ownership_cells_turn_a_row_major_row_into_black_cells():
+    from imago.game import BLACK, WHITE, GameBoard, vertex_to_index
+    from imago.nn.features import ownership_cells
+
+    board = GameBoard(3)
+    row = [0.0] * 9
+    row[0], row[8] = 0.5, -1.0  # A3 (top-left) and C1 (bottom-right), for the side named
+    black = ownership_cells(board, row, BLACK)
+    white = ownership_cells(board, row, WHITE)
+    assert len(black) == len(board.cells) and sum(v != 0 for v in black) == 2
+    assert black[vertex_to_index("A3", 3)] == 0.5 and black[vertex_to_index("C1", 3)] == -1.0
+    assert white[vertex_to_index("A3", 3)] == -0.5 and white[vertex_to_index("C1", 3)] == 1.0

@@ -9,6 +9,7 @@ import pytest
 from imago.engine.mcts_algorithm import MCTSAlgorithm
 from imago.game import BLACK, WHITE, GameState, vertex_to_index
 from imago.nn.evaluator import Evaluation
+from imago.nn.features import ownership_cells
 from imago.search import PUCTSearch, SearchJob, run_searches
 from imago.search.tree import SearchNode
 
@@ -39,12 +40,7 @@ class StoneCountingEvaluator:
 
     def ownership(self, node, to_move):
         """The root's ownership per cell, +1 Black (as NetworkEvaluator)."""
-        board = node.board
-        sign = 1.0 if to_move == BLACK else -1.0
-        cells = [0.0] * len(board.cells)
-        for value, p in zip(self.owned(board, to_move), board.on_board()):
-            cells[p] = sign * float(value)
-        return cells
+        return ownership_cells(node.board, self.owned(node.board, to_move), to_move)
 
 
 def node_with(ownership, *children):

@@ -16,8 +16,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import BLACK, Count, GameState, count, lost_for_good
+from imago.game import Count, GameState, count, lost_for_good
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
+from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
@@ -399,14 +400,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                 or search.root_color != state.to_move or root.total_visits() < 1):
             return None
         own = search.tree_ownership(root)
-        if own is None:
-            return None
-        board = state.board
-        sign = 1.0 if state.to_move == BLACK else -1.0
-        cells = [0.0] * len(board.cells)
-        for value, p in zip(own.tolist(), board.on_board()):
-            cells[p] = sign * value
-        return cells
+        return None if own is None else ownership_cells(state.board, own, state.to_move)
 
     @staticmethod
     def judge(state: GameState) -> Count:

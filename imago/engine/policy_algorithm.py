@@ -24,9 +24,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import BLACK, GameState, count
+from imago.game import GameState, count
 from imago.nn.evaluator import DEFAULT_MODEL, model_file, shipped_model
-from imago.nn.features import board_index, legal_mask, move_to_point, point_to_move
+from imago.nn.features import legal_mask, move_to_point, ownership_cells, point_to_move
 from imago.nn.modelfile import network_of
 
 from .algorithm import DecisionAlgorithm, checked
@@ -129,12 +129,7 @@ class PolicyAlgorithm(DecisionAlgorithm):
         board point row by row) replaces the count's playout estimate when
         given."""
         board = state.board
-        estimate = None
-        if ownership is not None:
-            sign = 1.0 if color == BLACK else -1.0
-            estimate = [0.0] * len(board.cells)
-            for p, value in zip(board_index(board.size).tolist(), ownership):
-                estimate[p] = sign * float(value)
+        estimate = None if ownership is None else ownership_cells(board, ownership, color)
         return count(board, state.rules, state.to_move, estimate).winner == color
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from imago.game import BLACK
 
-from .features import DEFAULT_KOMI, HISTORY
+from .features import DEFAULT_KOMI, HISTORY, ownership_cells
 from .modelfile import ModelFile, network_of
 
 log = logging.getLogger("imago.nn")
@@ -244,9 +244,4 @@ class NetworkEvaluator:
         own = self._averaged([node], [to_move]).get("ownership")
         if own is None:
             return None
-        board = node.board
-        sign = 1.0 if to_move == BLACK else -1.0
-        cells = [0.0] * len(board.cells)
-        for k, p in enumerate(board.on_board()):
-            cells[p] = sign * float(own[0][k])
-        return cells
+        return ownership_cells(node.board, own[0], to_move)

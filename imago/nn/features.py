@@ -85,6 +85,16 @@ def board_index(size: int) -> np.ndarray:
     return (rows + cols).reshape(-1).astype(np.intp)
 
 
+def ownership_cells(board: GameBoard, ownership, color: int) -> list[float]:
+    """``ownership`` (one value per point, row-major from the top-left, +1
+    for ``color``) as one value per cell of the board's array, +1 for
+    Black and 0 off the board: the form the count and GTP take."""
+    cells = np.zeros(len(board.cells))
+    sign = 1.0 if color == BLACK else -1.0
+    cells[board_index(board.size)] = sign * np.asarray(ownership, dtype=np.float64)
+    return cells.tolist()
+
+
 def board_array(board: GameBoard) -> np.ndarray:
     """The on-board colours as a flat uint8 array (row-major, top-left first)."""
     raw = np.frombuffer(bytes(board.cells), dtype=np.uint8)
@@ -271,7 +281,7 @@ __all__ = [
     "PLANE_SETS", "BINARY_PLANES", "KOMI_SCALE", "SCORE_SCALE", "DEFAULT_KOMI",
     "komi_plane_value", "with_komi_plane", "HISTORY", "num_planes", "board_index",
     "point_to_move",
-    "move_to_point", "board_array", "encode", "encode_into", "encode_batch",
+    "move_to_point", "board_array", "ownership_cells", "encode", "encode_into", "encode_batch",
     "legal_mask", "symmetry_tables", "apply_symmetry", "transform_move",
     "augment_batch",
 ]

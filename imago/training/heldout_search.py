@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from imago.game import BLACK, WHITE
-from imago.nn.features import board_index
+from imago.nn.features import board_array
 from imago.search import PUCTSearch
 from imago.sgf import find_sgf_files
 
@@ -71,7 +71,7 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
             return None  # no ownership head: nothing to measure
         board = state.board
         size = board.size
-        cells = np.frombuffer(bytes(board.cells), dtype=np.uint8)[board_index(size)]
+        cells = board_array(board)
         stones = np.count_nonzero(cells == BLACK) + np.count_nonzero(cells == WHITE)
         phase = int(np.digitize(stones, np.array(PHASES) * size * size))
         sign = 1 if move.color == BLACK else -1
