@@ -83,11 +83,11 @@ def test_the_engine_falls_back_to_its_search_when_the_solver_runs_out_of_time():
     assert move is not None and algorithm.solved is None and algorithm.searched
     off = create_algorithm("mcts", seed=1, exact_seconds=0, visits=50)
     off.choose_move(state, BLACK)
-    assert not off.solvers and off.searched
+    assert off.solver is None and off.searched
     # asked for the colour not to move: the search answers
     solving = create_algorithm("mcts", seed=1, visits=50)
     solving.choose_move(state, WHITE)
-    assert not solving.solvers
+    assert solving.solver is None
 
 
 def test_a_solved_move_is_played_and_summarised_with_its_proven_score(monkeypatch, caplog):

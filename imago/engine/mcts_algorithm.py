@@ -200,7 +200,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self._warm_up_lock = threading.Lock()
         self.rng = np.random.default_rng(seed)
         self.exact_seconds = checked("exact_seconds", exact_seconds, low=0)
-        self.solvers: dict[int, ExactSolver] = {}  # by board size, kept with what they proved
+        self.solver: Optional[ExactSolver] = None  # the 4x4 one, kept with what it proved
         self.solved: Optional[Solution] = None  # the last move's, when the solver chose it
 
     def new_game(self, state: GameState) -> None:
@@ -309,9 +309,9 @@ class MCTSAlgorithm(DecisionAlgorithm):
         """The solver's proven move, or None when it ran out of time or
         gave up (its table keeps what it proved, for the next move and
         game)."""
-        solver = self.solvers.get(state.size)
-        if solver is None:
-            solver = self.solvers[state.size] = ExactSolver(state.size)
+        if self.solver is None:
+            self.solver = ExactSolver(EXACT_SIZE)
+        solver = self.solver
         budget = self.exact_seconds if seconds is None else EXACT_SHARE * seconds
         started, nodes = time.monotonic(), solver.nodes
         try:
