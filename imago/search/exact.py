@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from imago.game import BLACK, WHITE, GameState
+from imago.nn.features import symmetry_tables
 
 MAX_EXACT_POINTS = 16
 """The largest board solved exactly (4x4): 5x5 is far beyond a Python search."""
@@ -79,7 +80,8 @@ class ExactSolver:
         self.points = size * size
         self.full = (1 << self.points) - 1
         self.neighbours = [self._neighbour_mask(p) for p in range(self.points)]
-        self.symmetries = [self._bit_tables(perm) for perm in self._permutations()[1:]]
+        images = symmetry_tables(size)[1][1:, :-1]  # each point's image; 0 is the identity
+        self.symmetries = [self._bit_tables(perm.tolist()) for perm in images]
         centre = (size - 1) / 2
         self.order = sorted(range(self.points),
                             key=lambda p: abs(p // size - centre) + abs(p % size - centre))
@@ -98,22 +100,6 @@ class ExactSolver:
             if 0 <= rr < n and 0 <= cc < n:
                 mask |= 1 << (rr * n + cc)
         return mask
-
-    def _permutations(self) -> list[list[int]]:
-        n, perms = self.size, []
-        for t in range(8):
-            perm = []
-            for p in range(self.points):
-                r, c = divmod(p, n)
-                if t & 1:
-                    r = n - 1 - r
-                if t & 2:
-                    c = n - 1 - c
-                if t & 4:
-                    r, c = c, r
-                perm.append(r * n + c)
-            perms.append(perm)
-        return perms
 
     def _bit_tables(self, perm: list[int]) -> list[list[int]]:
         """For each group of 4 bits, the permuted mask of each of its 16 values."""
