@@ -143,7 +143,7 @@ def test_the_live_model_and_its_float32_copy_are_compiled_apart(residual):
     copy_answer = residual.evaluate(x)["policy"]
     residual.model.set_weights([np.zeros_like(w) if w.ndim > 1 else w
                                 for w in residual.model.get_weights()])
-    residual.for_training = True
-    assert np.allclose(residual.evaluate(x)["policy"], 1.0 / 82, atol=1e-6)
-    residual.for_training = False
+    with residual.answering_with(live=True):
+        assert np.allclose(residual.evaluate(x)["policy"], 1.0 / 82, atol=1e-6)
+    assert not residual.for_training and residual.wanted_precision == "float32"
     assert np.allclose(residual.evaluate(x)["policy"], copy_answer)

@@ -388,7 +388,7 @@ class AnalysisEngine:
         if root.terminal:
             analysis = self._finished_game(task, during)
             if not during:
-                self._add_extras(analysis, search, None)
+                self._add_extras(analysis, job, None)
             return turn_response(analysis)
         results = search.results(root, limit=query.size ** 2 + 1, pv_length=query.pv_len + 1)
         summary = search.summary(root)
@@ -406,18 +406,20 @@ class AnalysisEngine:
                                 _lead(summary.score_lead, moves[0].score_lead),
                                 summary.visits, during)
         if not during:
-            self._add_extras(analysis, search, answer)
+            self._add_extras(analysis, job, answer)
         return turn_response(analysis)
 
-    def _add_extras(self, analysis: TurnAnalysis, search: PUCTSearch,
+    def _add_extras(self, analysis: TurnAnalysis, job: SearchJob,
                     answer: Optional[tuple]) -> None:
         """Ownership, policy and the ownership after each move, when asked:
         the search tree's ownership (:meth:`PUCTSearch.tree_ownership`, as
-        KataGo reports it), else the network's for the root."""
-        query, turn = analysis.query, analysis.turn
-        board = search.root_board
+        KataGo reports it), else the network's for the root. Called before
+        the turn's search goes on to the next turn (the ownership after an
+        unsearched move asks the search's root position)."""
+        query, turn, search = analysis.query, analysis.turn, job.search
+        board = job.state.board
         if query.include_ownership:
-            searched = search.tree_ownership()
+            searched = search.tree_ownership(job.root)
             if searched is not None:
                 analysis.ownership = [float(v) for v in searched]
             elif answer is not None and answer[3] is not None:
@@ -437,14 +439,14 @@ class AnalysisEngine:
             policy = np.where(legal, policy / total if total > 0 else 0.0, -1.0)
             analysis.policy = [float(v) for v in policy]
         if query.include_moves_ownership:
-            self._add_moves_ownership(analysis, search)
+            self._add_moves_ownership(analysis, job)
 
     @staticmethod
-    def _add_moves_ownership(analysis: TurnAnalysis, search: PUCTSearch) -> None:
+    def _add_moves_ownership(analysis: TurnAnalysis, job: SearchJob) -> None:
         """Each candidate's ownership from the root player's view: its
         subtree's mean, or the network's answer for a child the tree did
         not evaluate."""
-        root, size = search.root, analysis.query.size
+        search, root, size = job.search, job.root, analysis.query.size
         unsearched = []
         for move in analysis.moves:
             action = action_of(move.point, size)

@@ -144,10 +144,9 @@ def bench_precision(net, name: str, quick: bool, size: int = 19, batch: int = 16
     rates: dict[str, list[float]] = {way: [] for way in ways}
     for _ in range(2 if quick else rounds):
         for way, (live, precision) in ways.items():
-            net.for_training, net.wanted_precision = live, precision  # live: the model itself
-            rates[way].append(batch / median_seconds(lambda: net.evaluate(x),
-                                                     0.2 if quick else 0.6))
-    net.for_training, net.wanted_precision = False, None
+            with net.answering_with(live, precision):
+                rates[way].append(batch / median_seconds(lambda: net.evaluate(x),
+                                                         0.2 if quick else 0.6))
     medians = {way: statistics.median(figures) for way, figures in rates.items()}
     base = medians["as trained"]
     print(f"  {name:18s} {f'{size}x{size}':>5s}  batch {batch}: " + ", ".join(

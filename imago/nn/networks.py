@@ -20,6 +20,7 @@ message that says why, a model trained for another board size.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -312,6 +313,19 @@ class NeuralNetwork:
         if precision not in self._inference_models:
             self._inference_models[precision] = self.inference_copy(precision)
         return self._inference_models[precision]
+
+    @contextlib.contextmanager
+    def answering_with(self, live: bool, precision: Optional[str] = None):
+        """Within the block, :meth:`evaluate` answers with the model itself
+        (``live``, as while it trains) or with its inference copy in
+        ``precision``; the previous choice comes back afterwards, even on an
+        error. For measurements comparing the two (``imago.bench nn``)."""
+        before = self.for_training, self.wanted_precision
+        self.for_training, self.wanted_precision = live, precision
+        try:
+            yield self
+        finally:
+            self.for_training, self.wanted_precision = before
 
     def inference_copy(self, precision: str = "float32") -> keras.Model:
         """A copy of the model that answers the same, faster: each batch
