@@ -180,3 +180,24 @@ def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
              (tmp_path / "elo.txt").read_text().splitlines()[1:] if row.strip()}
     assert "cand-0001" not in table
     assert table["gen-0001"][2] == "110" and int(table["gen-0001"][0]) > int(table["gen-0000"][0])
+
+
+def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_path):
+    """``latest`` (the default): a rejected candidate's steps are not lost,
+    the next candidate starts from it; ``best``: from the best network."""
+    from imago.training.rl import RLConfig, RunFolder, _training_start
+
+    run = RunFolder(tmp_path)
+    for path in (run.model(0), run.model(1), run.candidate(1), run.candidate(2)):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    latest, best = RLConfig(), RLConfig(train_from="best")
+    state = {"iteration": 0, "best_generation": 0}
+    assert _training_start(run, latest, state) == run.model(0)
+    state = {"iteration": 2, "best_generation": 1}
+    assert _training_start(run, latest, state) == run.candidate(2)
+    assert _training_start(run, best, state) == run.model(1)
+    state = {"iteration": 3, "best_generation": 1}  # no cand-0003: a run from before
+    assert _training_start(run, latest, state) == run.model(1)
+    assert RLConfig(train_from="newest").problems() == [
+        "--train-from must be one of latest, best, not 'newest'"]

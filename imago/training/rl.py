@@ -73,6 +73,7 @@ class RLConfig:
     batch_size: int = 256
     optimizer: str = "sgd"
     learning_rate: float = 0.001
+    train_from: str = "latest"
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
@@ -90,6 +91,9 @@ class RLConfig:
                            f"not {getattr(self, name)}")
         if not 0.5 <= self.threshold <= 1.0:
             out.append(f"--threshold must be from 0.5 to 1, not {self.threshold}")
+        if self.train_from not in TRAIN_FROM:
+            out.append(f"--train-from must be one of {', '.join(TRAIN_FROM)}, "
+                       f"not {self.train_from!r}")
         if self.rate_games < 0:
             out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]
@@ -110,6 +114,14 @@ class RLConfig:
                              optimizer=self.optimizer, learning_rate=self.learning_rate,
                              seed=self.seed)
 
+
+TRAIN_FROM = ("latest", "best")
+"""Where each iteration's training starts: ``latest``, the previous
+iteration's candidate, promoted or not, so that training goes on across
+iterations as AlphaGo Zero's continuously trained network does while the
+best network plays; ``best``, the best network each time (a rejected
+candidate's steps are thrown away, so no iteration trains more than
+``train_steps`` beyond the best)."""
 
 ANCHORS = {
     "gnugo": ("gnugo-10", "{gnugo} --mode gtp --level 10 --chinese-rules"),
@@ -267,8 +279,9 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     if candidate.exists():
         return
     buffer = ReplayBuffer(run.root / "replay", window=config.window)
-    log(f"rl: training cand-{iteration + 1:04d} on the newest {config.window} positions "
-        f"({buffer.positions(config.size)} stored)")
+    start = _training_start(run, config, state)
+    log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
+        f"{config.window} positions ({buffer.positions(config.size)} stored)")
     bar = progress_bar(config.train_steps, 0, progress, "training", "step")
 
     def advance(step: int, steps: int, logs: dict) -> None:
@@ -276,12 +289,21 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
         bar.set_postfix_str(", ".join(f"{k} {v:.3f}" for k, v in logs.items()), refresh=False)
 
     try:
-        summary = train_candidate(run.model(state["best_generation"]), buffer, candidate,
+        summary = train_candidate(start, buffer, candidate,
                                   config.train_config(), size=config.size, progress=advance,
                                   log=log)
     finally:
         bar.close()
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
+
+
+def _training_start(run: RunFolder, config: RLConfig, state: dict) -> Path:
+    """The network this iteration's candidate is trained from (see
+    :data:`TRAIN_FROM`)."""
+    previous = run.candidate(state["iteration"])
+    if config.train_from == "latest" and state["iteration"] > 0 and previous.exists():
+        return previous
+    return run.model(state["best_generation"])
 
 
 def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,

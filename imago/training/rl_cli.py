@@ -10,7 +10,7 @@ from dataclasses import fields
 from typing import Optional
 
 from .options import HelpFormatter
-from .rl import ANCHORS, RLConfig
+from .rl import ANCHORS, TRAIN_FROM, RLConfig
 from .search_play import SelfPlaySettings
 
 RL_DEFAULTS = RLConfig()
@@ -92,6 +92,10 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="SGD with momentum 0.9, or Adam")
     p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
                    metavar="RATE", help="learning rate")
+    p.add_argument("--train-from", choices=TRAIN_FROM, default=d.train_from,
+                   help="latest: each candidate goes on from the previous one, promoted or "
+                        "not (training accumulates, as AlphaGo Zero's); best: from the best "
+                        "network each time")
     p.add_argument("--gate-games", type=int, default=d.gate_games, metavar="N",
                    help="games of a candidate against the best network")
     p.add_argument("--threshold", type=float, default=d.threshold, metavar="P",
