@@ -57,7 +57,6 @@ import math
 import random
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Optional, Protocol, Sequence
 
@@ -65,6 +64,7 @@ import numpy as np
 
 from imago.game import GameMove, GameState, area_score, to_index
 
+from .reports import SearchReports
 from .tactics import losing_self_atari
 from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors, win_value
 
@@ -128,31 +128,7 @@ class Leaf:
         self.key = key
 
 
-@dataclass
-class SearchResult:
-    """One root move after a search, from the root player's view:
-    ``score_lead`` in points (None when the evaluator predicts no score),
-    ``pv_visits`` the visits of each move of ``pv``."""
-    point: Optional[int]
-    visits: int
-    winrate: float
-    prior: float
-    lcb: float
-    pv: list
-    score_lead: Optional[float] = None
-    pv_visits: list = field(default_factory=list)
-
-
-@dataclass
-class RootSummary:
-    """The whole search from the root player's view: the win rate and score
-    lead averaged over every visit (None when no score is known)."""
-    winrate: float
-    score_lead: Optional[float]
-    visits: int
-
-
-class PUCTSearch:
+class PUCTSearch(SearchReports):
     """The search itself; :class:`imago.engine.mcts_algorithm.MCTSAlgorithm`
     wraps it as a decision algorithm. Options are attributes so GTP can show
     and set them."""
@@ -729,92 +705,6 @@ class PUCTSearch:
         return top[1] - top[0] > remaining
 
     # ------------------------------------------------------------ results
-    def tree_ownership(self, node: Optional[SearchNode] = None) -> Optional[np.ndarray]:
-        """The ownership of ``node``'s position (default: the root), +1 for
-        its player to move, one value per point row-major: the mean of the
-        evaluator's ownership over the positions of its subtree that the
-        evaluator answered for (not those a cache answered, nor finished
-        games), each seen from the node's side, so lines the search visits
-        more weigh more. None when the node kept no ownership (see
-        :attr:`keep_ownership`)."""
-        node = self.root if node is None else node
-        if node is None or node.ownership is None:
-            return None
-        total = np.zeros(len(node.ownership), dtype=np.float64)
-        count = 0
-        stack = [(node, 1.0)]
-        while stack:
-            here, sign = stack.pop()
-            if here.ownership is not None:
-                total += here.ownership if sign > 0 else -here.ownership
-                count += 1
-            if here.edges:
-                stack.extend((child, -sign) for child in here.children[:here.edges])
-        return (total / count).astype(np.float32)
-
     def point_of(self, action: int) -> Optional[int]:
         """The board point of an action on the searched board (None: pass)."""
         return action_points(self.size)[action]
-
-    def results(self, root: Optional[SearchNode] = None, limit: int = 10,
-                pv_length: int = 10) -> list[SearchResult]:
-        """The visited root moves, most visited first, with win rates from
-        the root player's view and principal variations."""
-        root = root or self.root
-        if root is None or not root.expanded or not len(root.moves):
-            return []
-        priors = root.choice_priors()
-        order = np.lexsort((priors[root.moves], root.visits))[::-1]
-        out = []
-        for edge in order[:limit]:
-            n = root.visits[edge]
-            action = int(root.moves[edge])
-            if n <= 0 or root.is_struck(action):
-                continue
-            winrate = (root.values[edge] / n + 1) / 2
-            spread = math.sqrt(max(winrate * (1 - winrate), 1e-6) / n)
-            pv, pv_visits = self.principal_line(root, int(edge), pv_length)
-            out.append(SearchResult(self.point_of(action), int(round(n)), float(winrate),
-                                    float(priors[action]),
-                                    float(max(0.0, winrate - 1.96 * spread)), pv,
-                                    float(root.scores[edge] / n) if self.scored else None,
-                                    pv_visits))
-        return out
-
-    def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
-        """Points of the most visited line starting with ``root``'s ``edge``."""
-        return self.principal_line(root, edge, length)[0]
-
-    def principal_line(self, root: SearchNode, edge: int, length: int = 10
-                       ) -> tuple[list, list[int]]:
-        """The most visited line starting with ``root``'s ``edge``: its
-        points and the visits of each of its moves."""
-        pv, visits, node = [], [], root
-        while len(pv) < length:
-            pv.append(self.point_of(int(node.moves[edge])))
-            visits.append(int(round(node.visits[edge])))
-            node = node.children[edge]
-            if not node.expanded or node.total_visits() == 0:
-                break
-            edge = node.best_edge()
-        return pv, visits
-
-    def summary(self, root: Optional[SearchNode] = None) -> RootSummary:
-        """The root's win rate and score lead over all its visits, for the
-        root player (a position's value as analysis tools report it)."""
-        root = root or self.root
-        if root is None or not root.expanded or root.total <= 0:
-            value, score = (root.value, root.score) if root is not None else (0.0, 0.0)
-            return RootSummary((value + 1) / 2, score if self.scored else None, 0)
-        n = float(root.visits.sum())
-        return RootSummary(float((root.values.sum() / n + 1) / 2),
-                           float(root.scores.sum() / n) if self.scored else None,
-                           int(round(n)))
-
-    @staticmethod
-    def winrate(root: SearchNode) -> float:
-        """The win rate of the most visited move, for the root player."""
-        edge = root.best_edge()
-        if edge < 0 or root.visits[edge] <= 0:
-            return 0.5
-        return float((root.values[edge] / root.visits[edge] + 1) / 2)
