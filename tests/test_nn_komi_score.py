@@ -163,7 +163,7 @@ def test_save_and_load_keep_the_outputs(tmp_path, score_net):
 def test_masked_losses_ignore_weight_zero_samples():
     from keras import ops
 
-    from imago.nn.networks import masked_ownership_mse, masked_score_huber
+    from imago.nn.losses import masked_ownership_mse, masked_score_huber
 
     own_true = np.array([[1, -1, 0, 1], [1, 1, 1, 0]], np.float32)  # last: the weight
     own_pred = np.array([[0.5, -1, 0], [-1, -1, -1]], np.float32)

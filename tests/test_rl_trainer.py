@@ -77,7 +77,7 @@ def buffer(tmp_path_factory):
 def test_weighted_loss_ignores_weight_zero_samples():
     from keras import ops
 
-    from imago.nn.networks import policy_distribution_targets, weighted_policy_crossentropy
+    from imago.nn.losses import policy_distribution_targets, weighted_policy_crossentropy
 
     target = np.array([[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)
     pred = np.array([[0.25, 0.5, 0.25], [0.9, 0.05, 0.05], [0.5, 0.25, 0.25]], np.float32)
