@@ -20,7 +20,8 @@ included) goes on where the loop was:
    (:func:`~imago.training.selfplay_run.run_selfplay`: the shards count the
    games already played); the share of false resignations in the games that
    could not resign moves the resignation threshold;
-2. **train**: a candidate continues the best network on the replay window
+2. **train**: a candidate continues the previous candidate, promoted or not
+   (or the best network: :data:`TRAIN_FROM`), on the replay window
    (:func:`~imago.training.rl_trainer.train_candidate`, written atomically);
 3. **gate**: candidate against best, ``gate_games`` games at equal visits
    (:mod:`imago.match.arena`, each game a line of ``matches/``, so a stopped
