@@ -280,3 +280,27 @@ def test_plays_on_after_a_pass_while_the_dame_could_turn_the_game():
     move = alg.choose_move(game, WHITE)
     assert move not in (None, RESIGN)
     assert alg.summary() is not None
+
+
+def test_the_policy_target_drops_the_visits_the_root_noise_gave():
+    """With a network sure of E5 and strong root noise, the noise drags
+    visits onto other moves; the training target keeps E5's visits and
+    only what PUCT without the noise would have given the others. Without
+    noise the target is the visits as they are."""
+    size, best = 9, action_of(vertex_to_index("E5", 9), 9)
+    noisy = PUCTSearch(PreferringEvaluator("E5"), seed=3, dirichlet_alpha=0.12,
+                       noise_fraction=0.5)
+    root = noisy.run(GameState(size, komi=7.5), BLACK, visits=200, early_stop=False)
+    raw = np.zeros(size * size + 1)
+    raw[root.moves] = root.visits
+    target = noisy.policy_target()
+    others = np.arange(len(raw)) != best
+    assert raw[others].sum() >= 10  # the noise did give other moves visits
+    assert target[best] == raw[best] and np.all(target <= raw)
+    assert target[others].sum() <= 0.1 * raw[others].sum()
+
+    quiet = PUCTSearch(PreferringEvaluator("E5"), seed=3)
+    root = quiet.run(GameState(size, komi=7.5), BLACK, visits=200, early_stop=False)
+    raw = np.zeros(size * size + 1)
+    raw[root.moves] = root.visits
+    assert np.array_equal(quiet.policy_target(), raw)

@@ -174,6 +174,7 @@ class PUCTSearch(SearchReports):
         self._score_sum, self._score_n = 0.0, 1.0  # the root's leads (root player's view)
         self._utility = 0.0  # score_utility while a score is known, else 0
         self._scale = 1.0
+        self.noiseless_priors: Optional[np.ndarray] = None  # the root's, when noise was added
 
     # ------------------------------------------------------------ the root
     def set_root(self, state: GameState, color: int) -> SearchNode:
@@ -272,6 +273,7 @@ class PUCTSearch(SearchReports):
         visits and takes the careful priors), illegal moves struck out, root
         noise, the pass allowed or not."""
         root = self.root
+        self.noiseless_priors = None
         if self.needs_root_answer():
             if root_answer is None:
                 careful = getattr(self.evaluator, "evaluate_all_symmetries",
@@ -395,9 +397,42 @@ class PUCTSearch(SearchReports):
         actions = root.open_actions()
         noise = self.np_rng.dirichlet([self.dirichlet_alpha] * len(actions))
         priors = root.choice_priors()
+        self.noiseless_priors = priors.copy()
         priors[actions] = (1 - self.noise_fraction) * priors[actions] + self.noise_fraction * noise
         open_mask = np.frombuffer(root.priors, dtype=np.uint8) != CLOSED
         root.priors = encode_priors(priors, open_mask).tobytes()
+
+    def policy_target(self, root: Optional[SearchNode] = None) -> np.ndarray:
+        """The root's visits over the whole action space as a training
+        target, without the visits the root noise alone gave: each move but
+        the most visited keeps at most the visits PUCT would have given it
+        with the priors before the noise and the values as searched (the
+        largest n with ``Q + c * P * sqrt(N + 1) / n`` still at least the
+        most visited move's PUCT value), as KataGo prunes its forced
+        playouts. Without noise at this root, the visits as they are.
+        Unpruned, a network trained on the targets learns to spread its
+        policy over the moves the noise happened to pick."""
+        root = root or self.root
+        visits = np.zeros(self.size * self.size + 1, np.float64)
+        if root is None or not root.edges:
+            return visits
+        moves, n = root.moves, np.maximum(root.visits, 0.0)
+        visits[moves] = n
+        priors = self.noiseless_priors
+        if priors is None or root is not self.root or n.sum() <= 0:
+            return visits
+        best = int(n.argmax())
+        scale = self.c_puct * math.sqrt(root.total + 1.0)
+        q = np.divide(root.values, n, out=np.zeros(len(n)), where=n > 0)
+        bar = q[best] + scale * priors[moves[best]] / (1.0 + n[best])
+        gap = bar - q
+        deserved = np.full(len(n), np.inf)
+        below = gap > 0
+        deserved[below] = np.floor(scale * priors[moves[below]] / gap[below])
+        kept = np.minimum(n, deserved)
+        kept[best] = n[best]
+        visits[moves] = kept
+        return visits
 
     def _allow_root_pass(self, root: SearchNode, allow: bool) -> None:
         """Strike the pass out of the root's choices (dropping any visits it

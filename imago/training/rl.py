@@ -81,6 +81,7 @@ class RLConfig:
     anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
     resign_value: float = -0.9
     no_resign_share: float = 0.1
+    prune_targets: bool = True
     seed: int = 1
 
     def problems(self) -> list[str]:
@@ -108,7 +109,8 @@ class RLConfig:
         return SelfPlaySettings(size=self.size, komi=self.komi, visits=self.visits,
                                 cheap_visits=self.cheap_visits, full_share=self.full_share,
                                 parallel=self.parallel, resign_value=resign_value,
-                                no_resign_share=self.no_resign_share)
+                                no_resign_share=self.no_resign_share,
+                                prune_targets=self.prune_targets)
 
     def train_config(self) -> RLTrainConfig:
         return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,

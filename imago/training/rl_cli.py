@@ -32,6 +32,9 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
                    help="share of moves searched fully (1: every move)")
     p.add_argument("--parallel", type=int, default=defaults.parallel, metavar="N",
                    help="games each worker plays at once (sharing network calls)")
+    p.add_argument("--no-prune-targets", dest="prune_targets", action="store_false",
+                   help="policy targets are a full search's visits as they are, the ones "
+                        "the root noise gave included (default: pruned, as KataGo does)")
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="worker processes (with --ray: Ray actors; default there: one per "
                         "CPU of the cluster)")
@@ -119,7 +122,8 @@ def selfplay_main(argv: list[str]) -> int:
     settings = SelfPlaySettings(size=args.size, komi=args.komi, visits=args.visits,
                                 cheap_visits=args.cheap_visits, full_share=args.full_share,
                                 parallel=args.parallel, resign_value=args.resign_value,
-                                no_resign_share=args.no_resign_share)
+                                no_resign_share=args.no_resign_share,
+                                prune_targets=args.prune_targets)
     problems = settings.problems() + _common_problems(args)
     if args.games < 1:
         problems.append(f"--games must be at least 1, not {args.games}")

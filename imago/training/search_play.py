@@ -10,7 +10,9 @@ Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
 
 - a **full search** (``visits``) with Dirichlet noise at the root, for a
   share ``full_share`` of the moves, or a **cheap search** (``cheap_visits``,
-  no noise) for the others; only full searches become policy targets;
+  no noise) for the others; only full searches become policy targets, their
+  visits less those the noise alone gave (``prune_targets``,
+  :meth:`~imago.search.PUCTSearch.policy_target`, as KataGo prunes);
 - the move is drawn in proportion to the root's visits for the first
   ``sample_moves`` moves (temperature 1), then the most visited is played;
 - a side whose searched value stays below ``resign_value`` for two of its
@@ -62,6 +64,7 @@ class SelfPlaySettings:
     search_batch: int = 8
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
+    prune_targets: bool = True
 
     def resolved(self) -> "SelfPlaySettings":
         """A copy with the size-dependent defaults filled in."""
@@ -199,7 +202,11 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     game.planes.append(planes)
     game.to_move.append(color)
     game.searched.append(value)
-    game.policy.append(visits / total if full else np.zeros_like(visits))
+    if full:
+        target = search.policy_target(root) if settings.prune_targets else visits
+        game.policy.append((target / target.sum()).astype(np.float32))
+    else:
+        game.policy.append(np.zeros_like(visits))
     action = choose_action(root, state.current.number < settings.sample_moves, rng)
     game.moves.append(action)
 
