@@ -67,3 +67,22 @@ def test_the_share_of_full_searches_is_respected(full_share):
     played = list(play_games(FakeEvaluator(), settings(full_share=full_share), 2, seed=4))
     flags = np.concatenate([g.record.full for g in played])
     assert flags.all() if full_share else not flags.any()
+
+
+def test_policy_targets_are_pruned_unless_told_not_to():
+    """The same games (same seed) with and without pruning: the pruned
+    targets never put more weight on a move than the visits did relative to
+    the most visited move, and somewhere they drop a move the noise gave."""
+    options = dict(full_share=1.0, dirichlet_alpha=0.3, noise_fraction=0.5)
+    pruned = list(play_games(FakeEvaluator(), settings(**options), 2, seed=5))
+    kept = list(play_games(FakeEvaluator(), settings(prune_targets=False, **options), 2, seed=5))
+    dropped = 0
+    for a, b in zip(pruned, kept):
+        assert np.array_equal(a.record.moves, b.record.moves)  # pruning changes no move
+        p, v = a.record.policy, b.record.policy
+        assert np.allclose(p.sum(axis=1), 1.0)
+        ratio_p = p / p.max(axis=1, keepdims=True)
+        ratio_v = v / v.max(axis=1, keepdims=True)
+        assert np.all(ratio_p <= ratio_v + 1e-6)
+        dropped += int(((v > 0) & (p == 0)).sum())
+    assert dropped > 0
