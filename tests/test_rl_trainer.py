@@ -207,3 +207,24 @@ def test_no_temporary_files_left_when_saving_fails(tmp_path, best, buffer, monke
         train_candidate(best, buffer, tmp_path / "d.keras",
                         RLTrainConfig(steps=1, batch_size=32), log=lambda _: None)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("mix", [0.0, 0.5, 1.0])
+def test_value_targets_mix_outcomes_and_searched_values(tmp_path, best, buffer, monkeypatch,
+                                                        mix):
+    from imago.nn.networks import NeuralNetwork
+
+    batches, values = [], []
+    sample = buffer.sample
+    monkeypatch.setattr(buffer, "sample", lambda *a, **k: batches.append(sample(*a, **k))
+                        or batches[-1])
+    targets = NeuralNetwork.distribution_targets
+    monkeypatch.setattr(NeuralNetwork, "distribution_targets",
+                        lambda self, policy, weight, value=None, *rest: values.append(value)
+                        or targets(self, policy, weight, value, *rest))
+    train_candidate(best, buffer, tmp_path / "c.keras",
+                    RLTrainConfig(steps=2, batch_size=16, value_mix=mix), log=lambda _: None)
+    assert len(values) == len(batches) == 2
+    for b, value in zip(batches, values):
+        assert np.allclose(value, (1 - mix) * b["value"] + mix * b["searched"])
+    assert RLTrainConfig(value_mix=1.5).problems() == ["value_mix must be from 0 to 1, not 1.5"]

@@ -75,6 +75,7 @@ class RLConfig:
     optimizer: str = "sgd"
     learning_rate: float = 0.001
     train_from: str = "latest"
+    value_mix: float = 0.5
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
@@ -115,7 +116,7 @@ class RLConfig:
     def train_config(self) -> RLTrainConfig:
         return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
                              optimizer=self.optimizer, learning_rate=self.learning_rate,
-                             seed=self.seed)
+                             value_mix=self.value_mix, seed=self.seed)
 
 
 TRAIN_FROM = ("latest", "best")

@@ -95,6 +95,9 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="SGD with momentum 0.9, or Adam")
     p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
                    metavar="RATE", help="learning rate")
+    p.add_argument("--value-mix", type=float, default=d.value_mix, metavar="M",
+                   help="value target: (1 - M) * the game's outcome + M * the searched value "
+                        "(0: the outcome alone, as AlphaGo Zero)")
     p.add_argument("--train-from", choices=TRAIN_FROM, default=d.train_from,
                    help="latest: each candidate goes on from the previous one, promoted or "
                         "not (training accumulates, as AlphaGo Zero's); best: from the best "
