@@ -201,3 +201,50 @@ def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_
     assert _training_start(run, latest, state) == run.model(1)
     assert RLConfig(train_from="newest").problems() == [
         "--train-from must be one of latest, best, not 'newest'"]
+
+
+def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeypatch):
+    """With --heldout, training ends with the candidate's and the best
+    network's top-1 and value error on the folder's held-out games, logged,
+    kept in the state and written to TensorBoard; an unreadable folder is
+    named and skipped."""
+    import random
+
+    from imago.game import GameState
+    from imago.training.data import is_validation_game
+    from imago.training.rl import RLConfig, start_run
+
+    monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    games = tmp_path / "games"
+    games.mkdir()
+    held = [n for n in (f"g-{k:04d}.sgf" for k in range(400))
+            if is_validation_game(str(games / n), 0.05)][:3]
+    for number, name in enumerate(held):
+        rng, state, nodes = random.Random(number), GameState(9), []
+        for move in range(30):
+            color = 1 + move % 2
+            point = state.board.random_move(color, rng)
+            state.play(color, point)
+            vertex = "" if point is None else _sgf_point(point)
+            nodes.append(f";{'BW'[move % 2]}[{vertex}]")
+        (games / name).write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+3.5]{''.join(nodes)})\n")
+    config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, gate_games=2,
+                      train_steps=1, batch_size=8, rate_games=0, resign_value=-1.0,
+                      heldout=[str(games), str(tmp_path / "missing")], heldout_positions=20)
+    lines = []
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lines.append)
+    from imago.training import rl
+    rl._selfplay(run, config, state, None, lines.append, False)
+    rl._train(run, config, state, lines.append)
+    figures = state["last_heldout"]
+    assert set(figures) == {f"games/{who}/{what}" for who in ("candidate", "best")
+                            for what in ("top1", "value_mse")}
+    assert all(0 <= v for v in figures.values())
+    assert sum(line.startswith("rl: held-out games 9x9 ") for line in lines) == 2
+    assert any("missing" in line for line in lines), lines
+
+
+def _sgf_point(point: int) -> str:
+    from imago.game import format_sgf_point, from_index
+
+    return format_sgf_point(from_index(point, 9))

@@ -83,6 +83,8 @@ class RLConfig:
     resign_value: float = -0.9
     no_resign_share: float = 0.1
     prune_targets: bool = True
+    heldout: list = field(default_factory=list)
+    heldout_positions: int = 2000
     seed: int = 1
 
     def problems(self) -> list[str]:
@@ -97,6 +99,8 @@ class RLConfig:
         if self.train_from not in TRAIN_FROM:
             out.append(f"--train-from must be one of {', '.join(TRAIN_FROM)}, "
                        f"not {self.train_from!r}")
+        if self.heldout_positions < 1:
+            out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
         if self.rate_games < 0:
             out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]
@@ -299,6 +303,37 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     finally:
         bar.close()
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
+    if config.heldout:
+        state["last_heldout"] = _heldout(run, config, state, candidate, log)
+
+
+def _heldout(run: RunFolder, config: RLConfig, state: dict, candidate: Path,
+             log: Log) -> dict:
+    """The candidate and the best network on the held-out games of the
+    ``heldout`` data folders (:mod:`imago.training.heldout`): policy top-1
+    and value error on positions neither trained on, a check that needs no
+    games (a value head learning the window's games by heart shows here
+    first). Each figure is logged; returns ``{"FOLDER/candidate/top1": ..., ...}``; a folder that
+    cannot be read is named and skipped."""
+    from .heldout import heldout_figures
+
+    best = run.model(state["best_generation"])
+    names = {str(candidate): "candidate", str(best): "best"}
+    figures: dict = {}
+    for folder in config.heldout:
+        try:
+            rows = heldout_figures(list(names), [folder], positions=config.heldout_positions,
+                                   log=lambda line: log(f"rl: held-out {line}"))
+        except (OSError, ValueError) as err:
+            log(f"rl: held-out check of {folder} skipped: {err}")
+            continue
+        for row in rows:
+            if row["size"] != config.size:
+                continue
+            key = f"{Path(folder).name}/{names[row['model']]}"
+            figures[f"{key}/top1"] = row["top1"]
+            figures[f"{key}/value_mse"] = row["value_mse"]
+    return figures
 
 
 def _training_start(run: RunFolder, config: RLConfig, state: dict) -> Path:
@@ -443,6 +478,8 @@ def _scalars(run: RunFolder, state: dict, ratings: dict, log: Log) -> None:
             writer.scalar(f"selfplay/{key}", value, step)
     for key, value in (state.get("last_train") or {}).items():
         writer.scalar(f"train/{key}", value, step)
+    for key, value in (state.get("last_heldout") or {}).items():
+        writer.scalar(f"heldout/{key}", value, step)
     if state["history"]:
         writer.scalar("gate/score", state["history"][-1]["score"], step)
     writer.close()

@@ -102,6 +102,13 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="latest: each candidate goes on from the previous one, promoted or "
                         "not (training accumulates, as AlphaGo Zero's); best: from the best "
                         "network each time")
+    p.add_argument("--heldout", nargs="+", default=d.heldout, metavar="DIR",
+                   help="data folders of games (e.g. ../shared/data/katago9): each candidate "
+                        "and the best network are measured on their held-out games (policy "
+                        "top-1, value error) after training, a check that plays no games "
+                        "(default: none)")
+    p.add_argument("--heldout-positions", type=int, default=d.heldout_positions, metavar="N",
+                   help="at most this many held-out positions per folder")
     p.add_argument("--gate-games", type=int, default=d.gate_games, metavar="N",
                    help="games of a candidate against the best network")
     p.add_argument("--threshold", type=float, default=d.threshold, metavar="P",
