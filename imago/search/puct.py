@@ -363,7 +363,8 @@ class PUCTSearch(SearchReports):
         return encode_priors(priors, open_mask)
 
     def _expand_exact(self, root: SearchNode, policy, value) -> None:
-        root.priors = self._normalised(policy, self._open_mask(self.root_board, exact=True)).tobytes()
+        open_mask = self._open_mask(self.root_board, exact=True)
+        root.priors = self._normalised(policy, open_mask).tobytes()
         root.value = float(value)
         root.careful = True
 

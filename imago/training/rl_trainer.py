@@ -5,10 +5,11 @@ the replay window, becomes the next candidate.
 learn the searches' visit distributions (``policy_target="distribution"``:
 positions played after a fast search carry weight 0 and teach the policy
 nothing), the game outcomes mixed with the searched values
-(:attr:`RLTrainConfig.value_mix`), the final ownership and, for a network with a
-score head, the final lead (komi included; positions of resigned games
-weigh 0 there), all from the mover's view, and runs :attr:`RLTrainConfig.steps` minibatches drawn uniformly from
-the replay window, each position under a random one of the 8 symmetries.
+(:attr:`RLTrainConfig.value_mix`), the final ownership and, for a network
+with a score head, the final lead (komi included; positions of resigned
+games weigh 0 there), all from the mover's view, and runs
+:attr:`RLTrainConfig.steps` minibatches drawn uniformly from the replay
+window, each position under a random one of the 8 symmetries.
 There are no epochs: every step samples the window afresh (AlphaGo Zero).
 
 The candidate is written atomically: the network is saved under a hidden
@@ -185,8 +186,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     ``progress(step, steps, logs)`` is called every ``config.report_every``
     steps and after the last, ``logs`` being the mean losses over those
     steps (``policy``, ``value``, ``ownership``, ``score`` for the heads the
-    network has, ``total`` with the L2 penalty, and ``top1``). ``metadata`` is added to the candidate's
-    metadata (a generation number, say). Returns the summary: the losses
+    network has, ``total`` with the L2 penalty, and ``top1``). ``metadata``
+    is added to the candidate's metadata (a generation number, say). Returns the summary: the losses
     averaged over the last ``report_every`` steps, ``first_losses`` over the
     first ones, ``samples``, ``seconds``, ``samples_per_second``,
     ``window`` and ``output``.
