@@ -19,6 +19,8 @@ pytest.importorskip("tensorflow")
 from imago.training import rl_cli  # noqa: E402
 from imago.training.replay import ReplayBuffer  # noqa: E402
 
+from sgf_fakes import game_sgf  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--visits", "4", "--cheap-visits", "2", "--parallel", "4", "--no-progress"]
 
@@ -208,9 +210,6 @@ def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeyp
     network's top-1 and value error on the folder's held-out games, logged,
     kept in the state and written to TensorBoard; an unreadable folder is
     named and skipped."""
-    import random
-
-    from imago.game import GameState
     from imago.training.data import is_validation_game
     from imago.training.rl import RLConfig, start_run
 
@@ -220,14 +219,7 @@ def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeyp
     held = [n for n in (f"g-{k:04d}.sgf" for k in range(400))
             if is_validation_game(str(games / n), 0.05)][:3]
     for number, name in enumerate(held):
-        rng, state, nodes = random.Random(number), GameState(9), []
-        for move in range(30):
-            color = 1 + move % 2
-            point = state.board.random_move(color, rng)
-            state.play(color, point)
-            vertex = "" if point is None else _sgf_point(point)
-            nodes.append(f";{'BW'[move % 2]}[{vertex}]")
-        (games / name).write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5]RE[B+3.5]{''.join(nodes)})\n")
+        (games / name).write_text(game_sgf(number, moves=30, result="B+3.5"))
     config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, gate_games=2,
                       train_steps=1, batch_size=8, rate_games=0, resign_value=-1.0,
                       heldout=[str(games), str(tmp_path / "missing")], heldout_positions=20)
@@ -243,8 +235,3 @@ def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeyp
     assert sum(line.startswith("rl: held-out games 9x9 ") for line in lines) == 2
     assert any("missing" in line for line in lines), lines
 
-
-def _sgf_point(point: int) -> str:
-    from imago.game import format_sgf_point, from_index
-
-    return format_sgf_point(from_index(point, 9))

@@ -8,32 +8,18 @@ exactly after an interruption and refuses changed data options."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from imago.game import BLACK, WHITE, GameState, format_sgf_point, from_index
+from imago.game import BLACK, WHITE
 from imago.nn.features import KOMI_SCALE, encode, komi_plane_value
 from imago.training import stream as S
 from imago.training.data import is_validation_game
 from imago.training.games import load_games
 
-
-def game_sgf(seed: int, size: int = 9, moves: int = 24, result: str = "B+3.5",
-             komi: float = 7.5, extra: str = "") -> str:
-    """A record of ``moves`` random legal moves (eyes left alone)."""
-    rng = random.Random(seed)
-    state, color, nodes = GameState(size), BLACK, []
-    for _ in range(moves):
-        p = state.board.random_move(color, rng)
-        state.play(color, p)
-        point = "" if p is None else format_sgf_point(from_index(p, size))
-        nodes.append(f";{'B' if color == BLACK else 'W'}[{point}]")
-        color = 3 - color
-    re = f"RE[{result}]" if result else ""
-    return f"(;GM[1]FF[4]SZ[{size}]KM[{komi:g}]{re}{''.join(nodes)}{extra})\n"
+from sgf_fakes import game_sgf
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,29 +4,17 @@ files skipped by name (numpy only)."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from imago.game import BLACK, GameState, format_sgf_point, from_index
+from imago.game import BLACK, GameState
 from imago.nn.features import point_to_move
 from imago.training import data as D
 from imago.training.games import load_games
 
-
-def random_game_sgf(seed: int, moves: int = 30, result: str = "B+2.5", extra: str = "") -> str:
-    rng = random.Random(seed)
-    state, color, nodes = GameState(9), BLACK, []
-    for _ in range(moves):
-        p = state.board.random_move(color, rng)
-        state.play(color, p)
-        point = "" if p is None else format_sgf_point(from_index(p, 9))
-        nodes.append(f";{'B' if color == BLACK else 'W'}[{point}]")
-        color = 3 - color
-    re = f"RE[{result}]" if result else ""
-    return f"(;GM[1]FF[4]SZ[9]KM[7.5]{re}{''.join(nodes)}{extra})\n"
+from sgf_fakes import game_sgf
 
 
 def write_games(folder: Path, count: int, index: dict[str, int] | None = None) -> list[Path]:
@@ -34,7 +22,7 @@ def write_games(folder: Path, count: int, index: dict[str, int] | None = None) -
     paths = []
     for i in range(count):
         p = folder / f"game-{i:03d}.sgf"
-        p.write_text(random_game_sgf(i, result="B+2.5" if i % 2 else "W+R"))
+        p.write_text(game_sgf(i, moves=30, result="B+2.5" if i % 2 else "W+R"))
         paths.append(p)
     if index is not None:
         lines = ["file\trandom_opening_moves\tmoves"]
@@ -66,7 +54,7 @@ def test_samples_moves_outcome_and_ownership(tmp_path):
 
 def test_no_result_means_no_value_target(tmp_path):
     p = tmp_path / "nores.sgf"
-    p.write_text(random_game_sgf(5, result=""))
+    p.write_text(game_sgf(5, moves=30, result=""))
     samples = D.game_samples(load_games(p)[0], "basic")
     assert not samples["value_mask"].any()
 
@@ -157,7 +145,7 @@ def test_shard_cache_is_reused_and_invalidated(tmp_path, monkeypatch):
     third = D.load_dataset([str(folder)], "basic", 9, cache, 0.25)
     assert third.shards_built == 1 and third.train.planes.shape[-1] == 2
     # a changed file rebuilds
-    paths[0].write_text(random_game_sgf(99))
+    paths[0].write_text(game_sgf(99, moves=30, result="B+2.5"))
     fourth = D.load_dataset([str(folder)], "history", 9, cache, 0.25)
     assert fourth.shards_built == 1 and calls
 
