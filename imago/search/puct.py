@@ -403,7 +403,7 @@ class PUCTSearch(SearchReports):
         open_mask = np.frombuffer(root.priors, dtype=np.uint8) != CLOSED
         root.priors = encode_priors(priors, open_mask).tobytes()
 
-    def policy_target(self, root: Optional[SearchNode] = None) -> np.ndarray:
+    def policy_target(self) -> np.ndarray:
         """The root's visits over the whole action space as a training
         target, without the visits the root noise alone gave: each move but
         the most visited keeps at most the visits PUCT would have given it
@@ -413,14 +413,14 @@ class PUCTSearch(SearchReports):
         playouts. Without noise at this root, the visits as they are.
         Unpruned, a network trained on the targets learns to spread its
         policy over the moves the noise happened to pick."""
-        root = root or self.root
+        root = self.root
         visits = np.zeros(self.size * self.size + 1, np.float64)
         if root is None or not root.edges:
             return visits
         moves, n = root.moves, np.maximum(root.visits, 0.0)
         visits[moves] = n
         priors = self.noiseless_priors
-        if priors is None or root is not self.root or n.sum() <= 0:
+        if priors is None or n.sum() <= 0:
             return visits
         best = int(n.argmax())
         scale = self.c_puct * math.sqrt(root.total + 1.0)

@@ -203,7 +203,7 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     game.to_move.append(color)
     game.searched.append(value)
     if full:
-        target = search.policy_target(root) if settings.prune_targets else visits
+        target = search.policy_target() if settings.prune_targets else visits
         game.policy.append((target / target.sum()).astype(np.float32))
     else:
         game.policy.append(np.zeros_like(visits))
