@@ -10,6 +10,9 @@
     python train.py heldout --model M FOLDERS...
                                         networks measured on the games a stream run
                                         holds out, per folder and board size
+    python train.py versus A.keras B.keras --out DIR
+                                        two networks head to head at equal visits
+                                        (the loop's gate as a command, resumable)
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -42,7 +45,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
                     "(--resume goes on from it). Self-play: `train.py selfplay --help` and\n"
                     "`train.py rl --help` (the AlphaGo Zero loop); several board sizes in\n"
                     "one network: `train.py stream --help`; networks measured on held-out\n"
-                    "games: `train.py heldout --help`.",
+                    "games: `train.py heldout --help`; two networks head to head:\n"
+                    "`train.py versus --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -119,7 +123,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
 
 
 SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
-               "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main")}
+               "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main"),
+               "versus": ("versus", "versus_main")}
 """First words that name a subcommand, and its module and function (a
 records folder called so: ./rl)."""
 

@@ -99,3 +99,16 @@ def shared_data():
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
     return DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    """A tiny fully convolutional residual network (1 block of 8 filters,
+    the extended planes, seeded weights), saved; skips without TensorFlow."""
+    pytest.importorskip("tensorflow")
+    from imago.nn.fitting import set_random_seed
+    from imago.nn.networks import create_network
+
+    set_random_seed(3)
+    net = create_network("residual", 9, "extended", blocks=1, filters=8)
+    return net.save(tmp_path_factory.mktemp("model") / "tiny.keras")

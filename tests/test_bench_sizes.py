@@ -10,14 +10,6 @@ pytest.importorskip("tensorflow")
 
 from imago.bench import arch, mcts, nn  # noqa: E402
 from imago.nn.evaluator import NetworkEvaluator  # noqa: E402
-from imago.nn.networks import create_network  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    """A fully convolutional residual network (1 block of 8 filters), saved."""
-    net = create_network("residual", 9, "extended", blocks=1, filters=8)
-    return net.save(tmp_path_factory.mktemp("models") / "tiny.keras")
 
 
 def test_feature_encoding_is_measured_on_every_size(capsys):

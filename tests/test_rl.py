@@ -25,16 +25,6 @@ ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--visits", "4", "--cheap-visits", "2", "--parallel", "4", "--no-progress"]
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory) -> Path:
-    from imago.nn.fitting import set_random_seed
-    from imago.nn.networks import create_network
-
-    set_random_seed(3)
-    net = create_network("residual", 9, "extended", blocks=1, filters=8)
-    return net.save(tmp_path_factory.mktemp("model") / "tiny.keras")
-
-
 def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, capsys):
     run = tmp_path / "run"
     args = ["--dir", str(run), "--model", str(tiny_model), "--iterations", "1", "--games", "4",
@@ -67,7 +57,8 @@ def test_a_cut_gate_plays_only_the_games_it_misses(tmp_path, tiny_model):
     assert state["stage"] == "gate"
     log = run.gate_log(1)
     log.parent.mkdir(parents=True, exist_ok=True)
-    done = [{"number": n, "black": "x", "white": "y", "result": "B+R", "winner": "cand-0001"}
+    done = [{"number": n, "black": "cand-0001", "white": "gen-0000", "result": "B+R",
+             "winner": "cand-0001"}
             for n in (0, 2)]
     log.write_text("".join(json.dumps(d) + "\n" for d in done) + '{"number": 3, "bla')
     state = _one_stage(run, config, state)

@@ -42,14 +42,15 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from imago.match.arena import ArenaSettings, play_arena
+from imago.match.arena import ArenaSettings
 
 from .data import write_json
-from .rating import JsonLines, MatchResult, RatingLog, elo_history, elo_table, fit_elo, gate
+from .rating import MatchResult, RatingLog, elo_history, elo_table, fit_elo
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
 from .search_play import SelfPlaySettings
 from .selfplay_run import progress_bar, run_selfplay
+from .versus import play_versus
 
 Log = Callable[[str], Any]
 STAGES = ("selfplay", "train", "gate", "rate")
@@ -348,47 +349,24 @@ def _training_start(run: RunFolder, config: RLConfig, state: dict) -> Path:
 def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
           progress: bool = False) -> bool:
     """The gate match; promotes the candidate and returns True when it won."""
-    from imago.nn.evaluator import NetworkEvaluator
-    from imago.sgf import save
-
     iteration = state["iteration"]
     best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
-    games_log = JsonLines(run.gate_log(iteration + 1))
-    done = games_log.records()
-    missing = [n for n in range(config.gate_games) if n not in {g["number"] for g in done}]
-    if missing:
-        log(f"rl: gate: {cand_name} against {best_name}, {len(missing)} of "
-            f"{config.gate_games} games to play at {config.visits} visits")
-        evaluators = [NetworkEvaluator(str(run.candidate(iteration + 1))),
-                      NetworkEvaluator(str(run.model(state["best_generation"])))]
-        settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
-                                 parallel=config.parallel)
-        sgf = run.root / "matches" / f"gate-{iteration + 1:04d}"
-        sgf.mkdir(parents=True, exist_ok=True)
-        bar = progress_bar(config.gate_games, config.gate_games - len(missing), progress, "gate")
-        wins = sum(g["winner"] == cand_name for g in done)
-        try:
-            for game in play_arena(evaluators, [cand_name, best_name], missing, settings,
-                                   seed=config.seed + iteration):
-                save(sgf / f"game-{game.number:03d}.sgf", game.state)
-                games_log.append({"number": game.number, "black": game.black,
-                                  "white": game.white, "result": game.result,
-                                  "winner": game.winner_name})
-                wins += game.winner_name == cand_name
-                bar.update(1)
-                bar.set_postfix_str(f"{cand_name} won {wins}", refresh=False)
-        finally:
-            bar.close()
-        done = games_log.records()
-    wins = sum(g["winner"] == cand_name for g in done)
-    draws = sum(g["winner"] is None for g in done)
-    decision = gate(wins, len(done) - wins - draws, draws, config.threshold)
+    settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
+                             parallel=config.parallel)
+    decision = play_versus([str(run.candidate(iteration + 1)),
+                            str(run.model(state["best_generation"]))],
+                           [cand_name, best_name], config.gate_games, settings,
+                           run.gate_log(iteration + 1),
+                           run.root / "matches" / f"gate-{iteration + 1:04d}",
+                           seed=config.seed + iteration, threshold=config.threshold,
+                           progress=progress, log=log, what="rl: gate")
     log(f"rl: gate {cand_name} vs {best_name}: {decision}")
     ratings = RatingLog(run.root)
     if not any(r.player == cand_name and r.opponent == best_name for r in ratings.results()):
-        ratings.append(MatchResult(cand_name, best_name, wins, len(done) - wins - draws, draws))
+        ratings.append(MatchResult(cand_name, best_name, decision.wins, decision.losses,
+                                   decision.draws))
     state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
-                             "wins": wins, "games": len(done), "score": decision.score,
+                             "wins": decision.wins, "games": decision.games, "score": decision.score,
                              "promoted": decision.promoted})
     if decision.promoted:
         generation = state["best_generation"] + 1
