@@ -56,6 +56,14 @@ def test_a_folder_keeps_its_own_match(tmp_path, tiny_model, capsys):
     assert games_in(out) == [0]
 
 
+def test_a_damaged_settings_file_is_named(tmp_path, tiny_model, capsys):
+    out = tmp_path / "match"
+    out.mkdir()
+    (out / "versus.json").write_text("{not json")
+    assert versus.versus_main([str(tiny_model), str(tiny_model), "--out", str(out), *FAST]) == 1
+    assert f"{out / 'versus.json'} is not readable JSON" in capsys.readouterr().err
+
+
 def test_bad_options_are_named(tmp_path, tiny_model, capsys):
     with pytest.raises(SystemExit) as exit_:
         versus.versus_main([str(tiny_model), str(tmp_path / "missing.keras"),

@@ -157,7 +157,10 @@ def _check_folder(out: Path, wanted: dict) -> None:
     folder holds a match played otherwise (its games must not be mixed)."""
     path = out / SETTINGS_FILE
     if path.exists():
-        held = json.loads(path.read_text())
+        try:
+            held = json.loads(path.read_text())
+        except ValueError as err:
+            raise ValueError(f"{path} is not readable JSON ({err}): use another --out") from err
         differ = [f"{key} {held.get(key)} (asked: {value})" for key, value in wanted.items()
                   if held.get(key) != value]
         if differ:
