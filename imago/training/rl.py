@@ -366,8 +366,8 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
         ratings.append(MatchResult(cand_name, best_name, decision.wins, decision.losses,
                                    decision.draws))
     state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
-                             "wins": decision.wins, "games": decision.games, "score": decision.score,
-                             "promoted": decision.promoted})
+                             "wins": decision.wins, "games": decision.games,
+                             "score": decision.score, "promoted": decision.promoted})
     if decision.promoted:
         generation = state["best_generation"] + 1
         _copy_model(run.candidate(iteration + 1), run.model(generation))
