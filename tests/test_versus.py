@@ -67,10 +67,11 @@ def test_a_damaged_settings_file_is_named(tmp_path, tiny_model, capsys):
 def test_bad_options_are_named(tmp_path, tiny_model, capsys):
     with pytest.raises(SystemExit) as exit_:
         versus.versus_main([str(tiny_model), str(tmp_path / "missing.keras"),
-                            "--out", str(tmp_path), "--games", "0"])
+                            "--out", str(tmp_path), "--games", "0", "--komi", "100"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "no model file" in err and "missing.keras" in err and "--games must be at least 1" in err
+    assert "--komi must be a number from -81 to 81 on 9x9, not 100" in err
 
 
 def test_the_record_counts_draws_as_half_and_the_colours_apart():

@@ -20,8 +20,10 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from imago.game.tree import settings_problem
 from imago.match.arena import ArenaSettings, play_arena
 
+from .data import write_json
 from .options import HelpFormatter
 from .rating import GateDecision, JsonLines, gate
 from .selfplay_run import progress_bar
@@ -137,8 +139,9 @@ def _problems(args: argparse.Namespace) -> list[str]:
     for name in ("games", "visits", "parallel"):
         if getattr(args, name) < 1:
             problems.append(f"--{name} must be at least 1, not {getattr(args, name)}")
-    if not 2 <= args.size <= 25:
-        problems.append(f"--size must be from 2 to 25, not {args.size}")
+    problem = settings_problem(args.size, args.komi)
+    if problem is not None:
+        problems.append(f"--{problem}")
     if not 0 < args.threshold <= 1:
         problems.append(f"--threshold must be in (0, 1], not {args.threshold}")
     return problems
@@ -167,8 +170,7 @@ def _check_folder(out: Path, wanted: dict) -> None:
             raise ValueError(f"{out} holds another match ({'; '.join(differ)}): "
                              "use another --out")
         return
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(wanted, indent=1) + "\n")
+    write_json(path, wanted, indent=1)
 
 
 def versus_main(argv: Optional[list[str]] = None) -> int:
