@@ -50,7 +50,7 @@ from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
 from .search_play import SelfPlaySettings
 from .selfplay_run import progress_bar, run_selfplay
-from .versus import play_versus
+from .versus import play_versus, record_of
 
 Log = Callable[[str], Any]
 STAGES = ("selfplay", "train", "gate", "rate")
@@ -353,13 +353,14 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
     settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
                              parallel=config.parallel)
-    decision = play_versus([str(run.candidate(iteration + 1)),
-                            str(run.model(state["best_generation"]))],
-                           [cand_name, best_name], config.gate_games, settings,
-                           run.gate_log(iteration + 1),
-                           run.root / "matches" / f"gate-{iteration + 1:04d}",
-                           seed=config.seed + iteration, threshold=config.threshold,
-                           progress=progress, log=log, what="rl: gate")
+    games = play_versus([str(run.candidate(iteration + 1)),
+                         str(run.model(state["best_generation"]))],
+                        [cand_name, best_name], config.gate_games, settings,
+                        run.gate_log(iteration + 1),
+                        run.root / "matches" / f"gate-{iteration + 1:04d}",
+                        seed=config.seed + iteration, progress=progress, log=log,
+                        what="rl: gate")
+    decision = record_of(games, cand_name, config.threshold)
     log(f"rl: gate {cand_name} vs {best_name}: {decision}")
     ratings = RatingLog(run.root)
     if not any(r.player == cand_name and r.opponent == best_name for r in ratings.results()):

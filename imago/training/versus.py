@@ -35,12 +35,11 @@ SETTINGS_FILE = "versus.json"
 
 def play_versus(models: Sequence[str], names: Sequence[str], games: int,
                 settings: ArenaSettings, games_log: Path, sgf_dir: Path, seed: int = 1,
-                threshold: float = 0.55, progress: bool = False, log: Log = print,
-                what: str = "versus") -> GateDecision:
+                progress: bool = False, log: Log = print, what: str = "versus") -> list[dict]:
     """Play the games ``0 .. games - 1`` of ``models[0]`` (``names[0]``;
     Black in the even games) against ``models[1]`` that ``games_log`` does
-    not hold yet; the first network's record over every logged game, judged
-    against ``threshold``. ``what`` starts the log lines."""
+    not hold yet; returns every game logged, those of earlier runs first
+    (:func:`record_of` judges them). ``what`` starts the log lines."""
     from imago.nn.evaluator import NetworkEvaluator
     from imago.sgf import save
 
@@ -57,16 +56,16 @@ def play_versus(models: Sequence[str], names: Sequence[str], games: int,
         try:
             for game in play_arena(evaluators, names, missing, settings, seed=seed):
                 save(sgf_dir / f"game-{game.number:03d}.sgf", game.state)
-                games_log.append({"number": game.number, "black": game.black,
-                                  "white": game.white, "result": game.result,
-                                  "winner": game.winner_name})
+                record = {"number": game.number, "black": game.black, "white": game.white,
+                          "result": game.result, "winner": game.winner_name}
+                games_log.append(record)
+                done.append(record)
                 wins += game.winner_name == names[0]
                 bar.update(1)
                 bar.set_postfix_str(f"{names[0]} won {wins}", refresh=False)
         finally:
             bar.close()
-        done = _records(games_log, names)
-    return record_of(done, names[0], threshold)
+    return done
 
 
 def record_of(records: Sequence[dict], name: str, threshold: float = 0.55) -> GateDecision:
@@ -185,16 +184,15 @@ def versus_main(argv: Optional[list[str]] = None) -> int:
                              parallel=args.parallel)
     try:
         _check_folder(out, _settings_record(args, names))
-        decision = play_versus(args.models, names, args.games, settings, out / "games.jsonl",
-                               out / "sgf", seed=args.seed, threshold=args.threshold,
-                               progress=args.progress)
-        records = JsonLines(out / "games.jsonl").records()
+        records = play_versus(args.models, names, args.games, settings, out / "games.jsonl",
+                              out / "sgf", seed=args.seed, progress=args.progress)
     except (OSError, ValueError) as err:
         print(f"train.py versus: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("train.py versus: stopped; the same command goes on", file=sys.stderr)
         return 130
+    decision = record_of(records, names[0], args.threshold)
     verdict = "stronger" if decision.promoted else "not shown stronger"
     low, high = decision.interval
     print(f"{names[0]} vs {names[1]}: {decision.wins}-{decision.losses}-{decision.draws} "
