@@ -70,7 +70,8 @@ def test_bad_options_are_named(tmp_path, tiny_model, capsys):
                             "--out", str(tmp_path), "--games", "0", "--komi", "100"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "no model file" in err and "missing.keras" in err and "--games must be at least 1" in err
+    assert "no model file" in err and "missing.keras" in err
+    assert "--games must be at least 1" in err
     assert "--komi must be a number from -81 to 81 on 9x9, not 100" in err
 
 

@@ -187,10 +187,10 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     steps and after the last, ``logs`` being the mean losses over those
     steps (``policy``, ``value``, ``ownership``, ``score`` for the heads the
     network has, ``total`` with the L2 penalty, and ``top1``). ``metadata``
-    is added to the candidate's metadata (a generation number, say). Returns the summary: the losses
-    averaged over the last ``report_every`` steps, ``first_losses`` over the
-    first ones, ``samples``, ``seconds``, ``samples_per_second``,
-    ``window`` and ``output``.
+    is added to the candidate's metadata (a generation number, say).
+    Returns the summary: the losses averaged over the last ``report_every``
+    steps, ``first_losses`` over the first ones, ``samples``, ``seconds``,
+    ``samples_per_second``, ``window`` and ``output``.
 
     ValueError, with a message that says why, for a bad configuration, a
     model that is not made for ``size`` or takes other planes than the
