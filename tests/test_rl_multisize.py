@@ -158,7 +158,27 @@ def test_rl_refuses_a_size_the_model_was_not_made_for(tmp_path, komi_model, caps
     assert rl_cli.rl_main(args) == 1
     err = capsys.readouterr().err
     assert "9x9, 13x13, 19x19 boards, not 7x7" in err and "--size 9 or 13 or 19" in err
+    assert "--new-size to teach it 7x7" in err
     assert not (tmp_path / "run" / "run.json").exists()
+
+
+def test_rl_new_size_teaches_a_network_a_size_it_was_not_trained_on(tmp_path, komi_model):
+    from imago.nn.modelfile import read_metadata
+    from imago.training import rl_cli
+
+    run = tmp_path / "run"
+    args = ["--dir", str(run), "--model", str(komi_model), "--size", "5", "--komi", "0",
+            "--new-size", "--iterations", "1", "--games", "2", "--gate-games", "2",
+            "--train-steps", "1", "--batch-size", "2", "--rate-games", "0",
+            "--resign-value", "-1", "--visits", "2", "--cheap-visits", "2", "--parallel", "2",
+            "--no-progress"]
+    assert rl_cli.rl_main(args) == 0
+    assert read_metadata(komi_model)["board_sizes"] == [9, 13, 19]  # the source is left
+    assert read_metadata(run / "models" / "gen-0000.keras")["board_sizes"] == [5, 9, 13, 19]
+    assert read_metadata(run / "candidates" / "cand-0001.keras")["board_sizes"] == [5, 9, 13, 19]
+    assert ReplayBuffer(run / "replay").games(5, 0) == 2
+    # the run goes on without the option: its networks are made for 5x5 now
+    assert rl_cli.rl_main(["--dir", str(run), "--iterations", "1", "--no-progress"]) == 0
 
 
 def test_train_py_rl_runs_a_13x13_iteration(tmp_path, komi_model):

@@ -167,18 +167,26 @@ class RunFolder:
 
 
 def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLConfig,
-              overrides: Optional[dict] = None, log: Log = print
+              overrides: Optional[dict] = None, log: Log = print, new_size: bool = False
               ) -> tuple[RunFolder, RLConfig, dict]:
     """Open the run at ``folder``: a new one from ``model`` with ``config``,
     or the existing one with its own settings, ``overrides`` (the options
     given on this command line) changed. Returns the folder, the settings
     and the state. ValueError when the network is not made for the run's
-    board size (its metadata's ``board_sizes``)."""
+    board size (its metadata's ``board_sizes``), unless ``new_size`` lets a
+    new run teach a network that plays any size a size it was not trained
+    on: the run's first generation then lists that size among its own."""
     run = RunFolder(folder)
     saved = run.read("run.json")
     if saved is None:
-        _check_size(Path(model), config.size)
+        learns = new_size and _learns_size(Path(model), config.size)
+        if not learns:
+            _check_size(Path(model), config.size)
         _copy_model(Path(model), run.model(0))
+        if learns:
+            _add_size(run.model(0), config.size)
+            log(f"rl: {Path(model).name} was not trained on {config.size}x{config.size} "
+                f"boards; the loop teaches it")
         run.write("run.json", asdict(config))
         state = {"iteration": 0, "stage": "selfplay", "best_generation": 0,
                  "resign_value": config.resign_value, "history": [], "rated": []}
@@ -207,12 +215,33 @@ def _check_size(model: Path, size: int) -> None:
     :func:`~imago.training.rl_trainer.train_candidate` does)."""
     from imago.nn.modelfile import read_metadata
 
-    sizes = read_metadata(model).get("board_sizes") or [9]
+    meta = read_metadata(model)
+    sizes = meta.get("board_sizes") or [9]
     if size not in sizes:
+        teach = (f", or --new-size to teach it {size}x{size}" if meta.get("any_size")
+                 else "")
         raise ValueError(f"{model} was made for {', '.join(f'{s}x{s}' for s in sizes)} "
                          f"boards, not {size}x{size}: choose --size "
-                         f"{' or '.join(str(s) for s in sizes)}, or a network made for "
-                         f"{size}x{size}")
+                         f"{' or '.join(str(s) for s in sizes)}, a network made for "
+                         f"{size}x{size}{teach}")
+
+
+def _learns_size(model: Path, size: int) -> bool:
+    """Whether ``model`` plays any size but was not trained on ``size``
+    (the case ``--new-size`` is for)."""
+    from imago.nn.modelfile import read_metadata
+
+    meta = read_metadata(model)
+    return bool(meta.get("any_size")) and size not in (meta.get("board_sizes") or [9])
+
+
+def _add_size(model: Path, size: int) -> None:
+    """List ``size`` among the board sizes in ``model``'s metadata."""
+    from imago.nn.modelfile import metadata_path, read_metadata
+
+    meta = read_metadata(model)
+    meta["board_sizes"] = sorted(set(meta.get("board_sizes") or [9]) | {size})
+    write_json(metadata_path(model), meta, indent=1)
 
 
 def _copy_model(source: Path, target: Path) -> None:

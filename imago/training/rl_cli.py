@@ -81,6 +81,10 @@ def rl_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="FILE",
                    help="starting network of a new run (default: the shipped network "
                         "of --size)")
+    p.add_argument("--new-size", action="store_true",
+                   help="a new run may start from a network not trained on --size (one "
+                        "that plays any size, as the multi-size network): the loop teaches "
+                        "it that size, e.g. --size 5 --model models/multi.keras")
     p.add_argument("--iterations", type=int, metavar="N",
                    help="stop after N iterations (default: run until interrupted)")
     p.add_argument("--games", type=int, default=d.games, metavar="N",
@@ -175,7 +179,8 @@ def rl_main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     model = _model(parser, args.model, args.size)
     try:
-        run, config, state = start_run(args.dir, model, config, given, log=_stderr)
+        run, config, state = start_run(args.dir, model, config, given, log=_stderr,
+                                        new_size=args.new_size)
         run_loop(run, config, state, args.iterations, ray=args.ray, log=_stderr,
                  progress=args.progress)
     except (OSError, ValueError) as err:
