@@ -69,6 +69,35 @@ def test_komi_games_record_binary_planes_and_sample_the_komi_plane(tmp_path, pla
     assert set(np.round(batch["score"] * sign, 3)) <= leads
 
 
+def test_a_komi_spread_gives_each_game_its_komi(komi_model, tmp_path):
+    from imago.nn.evaluator import NetworkEvaluator
+    from imago.training.search_play import SelfPlaySettings, play_games
+
+    settings = SelfPlaySettings(size=5, komi=12, komi_spread=12.5, visits=2, cheap_visits=2,
+                                parallel=6, search_batch=2, resign_value=-1.0, max_moves=6)
+    games = list(play_games(NetworkEvaluator(str(komi_model)), settings, 6, seed=2))
+    komis = [g.record.komi for g in games]
+    assert len(set(komis)) > 1 and all(-0.5 <= k <= 24.5 and k * 2 == int(k * 2) for k in komis)
+    assert all(g.state.komi == g.record.komi for g in games)
+    buffer = ReplayBuffer(tmp_path)
+    buffer.add([g.record for g in games], generation=0)
+    batch = buffer.sample(32, np.random.default_rng(0), size=5)
+    black_to_move = batch["planes"][..., 16] == 1
+    assert black_to_move.any()  # Black gives the komi: its plane holds -komi / 20
+    assert set(np.round(batch["planes"][..., 26][black_to_move] * -20, 2)) <= set(komis)
+    assert SelfPlaySettings(komi_spread=-1).problems() == [
+        "komi-spread must be from 0 to 100 points, not -1"]
+
+
+def test_a_komi_spread_is_refused_for_a_network_blind_to_komi(tmp_path, capsys):
+    from imago.training import rl_cli
+
+    with pytest.raises(SystemExit):
+        rl_cli.selfplay_main(["--model", "models/residual9.keras", "--games", "1",
+                              "--out", str(tmp_path), "--komi-spread", "3"])
+    assert "--komi-spread needs a network that sees the komi" in capsys.readouterr().err
+
+
 def test_extended_shards_are_written_and_read_as_before(tmp_path):
     rng = np.random.default_rng(3)
     n, size = 6, 5

@@ -64,6 +64,7 @@ class RLConfig:
 
     size: int = 9
     komi: float = 7.5
+    komi_spread: float = 0.0
     games: int = 200
     visits: int = 100
     cheap_visits: int = 25
@@ -112,7 +113,8 @@ class RLConfig:
         return out
 
     def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
-        return SelfPlaySettings(size=self.size, komi=self.komi, visits=self.visits,
+        return SelfPlaySettings(size=self.size, komi=self.komi, komi_spread=self.komi_spread,
+                                visits=self.visits,
                                 cheap_visits=self.cheap_visits, full_share=self.full_share,
                                 parallel=self.parallel, resign_value=resign_value,
                                 no_resign_share=self.no_resign_share,

@@ -24,6 +24,10 @@ CLUSTER = ("Ray cluster: `ray start --head` on one machine, `ray start --address
 def _play_options(p: argparse.ArgumentParser, defaults) -> None:
     p.add_argument("--size", type=int, default=defaults.size, metavar="N", help="board size")
     p.add_argument("--komi", type=float, default=defaults.komi, help="komi for White")
+    p.add_argument("--komi-spread", type=float, default=defaults.komi_spread, metavar="K",
+                   help="each game's komi drawn from komi +- K (half points), so that a "
+                        "network with the komi plane learns what komi changes (e.g. 5x5: "
+                        "--komi 12 --komi-spread 12.5 plays from -0.5 to 24.5)")
     p.add_argument("--visits", type=int, default=defaults.visits, metavar="V",
                    help="visits of a full search (policy targets)")
     p.add_argument("--cheap-visits", type=int, default=defaults.cheap_visits, metavar="V",
@@ -133,7 +137,8 @@ def selfplay_main(argv: list[str]) -> int:
 
     parser = selfplay_parser()
     args = parser.parse_args(argv)
-    settings = SelfPlaySettings(size=args.size, komi=args.komi, visits=args.visits,
+    settings = SelfPlaySettings(size=args.size, komi=args.komi, komi_spread=args.komi_spread,
+                                visits=args.visits,
                                 cheap_visits=args.cheap_visits, full_share=args.full_share,
                                 parallel=args.parallel, resign_value=args.resign_value,
                                 no_resign_share=args.no_resign_share,
@@ -143,7 +148,7 @@ def selfplay_main(argv: list[str]) -> int:
         problems.append(f"--games must be at least 1, not {args.games}")
     if problems:
         parser.error("; ".join(problems))
-    model = _model(parser, args.model, args.size)
+    model = _model(parser, args.model, args.size, args.komi_spread)
     try:
         summary = run_selfplay(model, settings, args.games, args.out, workers=args.workers,
                                ray=args.ray, generation=args.generation, seed=args.seed,
@@ -177,7 +182,7 @@ def rl_main(argv: list[str]) -> int:
     if problems:
         parser.error("; ".join(problems))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    model = _model(parser, args.model, args.size)
+    model = _model(parser, args.model, args.size, args.komi_spread)
     try:
         run, config, state = start_run(args.dir, model, config, given, log=_stderr,
                                         new_size=args.new_size)
@@ -216,7 +221,8 @@ def _common_problems(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int) -> str:
+def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int,
+           komi_spread: float = 0.0) -> str:
     from imago.nn.evaluator import default_model_path
     from imago.nn.modelfile import read_metadata
 
@@ -224,9 +230,12 @@ def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int) -> 
     if path is None:
         parser.error("no --model given and the shipped network (or TensorFlow) is missing")
     try:
-        read_metadata(path)
+        meta = read_metadata(path)
     except (OSError, ValueError) as err:
         parser.error(f"--model: {err}")
+    if komi_spread and meta["plane_set"] != "komi":
+        parser.error(f"--komi-spread needs a network that sees the komi (the komi planes); "
+                     f"{path} takes the {meta['plane_set']} planes")
     return str(path)
 
 

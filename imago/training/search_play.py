@@ -19,6 +19,9 @@ Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
   moves in a row resigns, except in a share ``no_resign_share`` of the games,
   which play on to check the threshold: a side that would have resigned
   there but won is a *false resignation*;
+- each game's komi is ``komi``, or with ``komi_spread`` drawn from
+  ``komi +- komi_spread`` (half points) so that a network that sees the
+  komi learns how it changes the game (KataGo varies komi so);
 - a game ends by two passes, a resignation or ``max_moves`` moves, and is
   judged by the one count of :mod:`imago.game` (dead stones removed).
 
@@ -38,7 +41,7 @@ import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
 from imago.match.arena import choose_action, outcome, play_action, root_value
-from imago.nn.features import BINARY_PLANES, board_index, encode_into
+from imago.nn.features import BINARY_PLANES, PLANE_SETS, board_index, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
 from .replay import GameRecord
@@ -51,6 +54,7 @@ class SelfPlaySettings:
 
     size: int = 9
     komi: float = 7.5
+    komi_spread: float = 0.0                # each game's komi: komi +- up to this
     visits: int = 100
     cheap_visits: int = 25
     full_share: float = 0.25
@@ -83,6 +87,8 @@ class SelfPlaySettings:
             out.append(f"size must be from 2 to 25, not {self.size}")
         if not math.isfinite(self.komi):
             out.append(f"komi must be a number, not {self.komi}")
+        if not 0.0 <= self.komi_spread <= 100.0:
+            out.append(f"komi-spread must be from 0 to 100 points, not {self.komi_spread}")
         for name in ("visits", "cheap_visits", "parallel", "search_batch"):
             if getattr(self, name) < 1:
                 out.append(f"{name.replace('_', '-')} must be at least 1, "
@@ -141,6 +147,9 @@ def play_games(evaluator, settings: SelfPlaySettings, games: int,
     settings = settings.resolved()
     rng = np.random.default_rng(seed)
     plane_set = evaluator.network.plane_set
+    if settings.komi_spread and PLANE_SETS[plane_set] == BINARY_PLANES[plane_set]:
+        raise ValueError(f"a komi spread needs a network that sees the komi (the komi "
+                         f"planes); this one takes the {plane_set} planes")
     pool = SearchPool(evaluator, max_leaves=settings.parallel * settings.search_batch)
     if batches is not None:
         pool.batches = batches
@@ -169,7 +178,10 @@ def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator,
                         batch_size=settings.search_batch, noise_fraction=settings.noise_fraction,
                         seed=int(rng.integers(2 ** 31)))
     may_resign = settings.resign_value > -1.0 and rng.random() >= settings.no_resign_share
-    return _Game(GameState(settings.size, settings.komi), search, may_resign, number)
+    komi = settings.komi
+    if settings.komi_spread:
+        komi += round(rng.uniform(-settings.komi_spread, settings.komi_spread) * 2) / 2
+    return _Game(GameState(settings.size, komi), search, may_resign, number)
 
 
 def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,
@@ -246,7 +258,7 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
     winner, result = outcome(state, ended == "resigned", judged)
     state.root.properties["RE"] = [result]
     record = GameRecord(
-        size=size, komi=float(settings.komi), planes=np.stack(game.planes),
+        size=size, komi=float(state.komi), planes=np.stack(game.planes),
         to_move=np.asarray(game.to_move, np.int8), moves=np.asarray(game.moves, np.int16),
         policy=np.stack(game.policy), full=np.asarray(game.full[:len(game.moves)], bool),
         searched=np.asarray(game.searched, np.float32), winner=winner,
