@@ -122,6 +122,33 @@ def test_4x4_self_play_ends_black_plus_2():
     assert result(state) == "B+2", moves
 
 
+@pytest.mark.parametrize("moves, best, not_this", [
+    ("", "C3", None),
+    # GNU Go's invasion line: capturing at C5 lets White live in the corner
+    # (KataGo at 2,000 visits: D3 B+23, C5 B+11)
+    ("C3 C4 B4 B3 D4 C2", "D3", "C5"),
+])
+def test_the_5x5_network_plays_to_take_the_whole_board(moves, best, not_this):
+    """The shipped 5x5 network (the multi-size one taught 5x5 by
+    self-play) with 200 visits, komi 0: it plays the move that keeps the
+    whole board and knows that it does (a lead of 15 points and more; the
+    multi-size network, never shown 5x5, saw +8 after D3)."""
+    pytest.importorskip("keras")
+    algorithm = create_algorithm("mcts", visits=200, seed=1)
+    state = GameState(5, komi=0)
+    algorithm.new_game(state)
+    for move in moves.split():
+        state.play(state.to_move, vertex_to_index(move, 5))
+    assert algorithm.networks.for_size(5).path.name == "residual5.keras"
+    assert index_to_vertex(algorithm.choose_move(state, state.to_move), 5) == best
+    root, search = algorithm.search.root, algorithm.search
+    children = {index_to_vertex(search.point_of(int(a)), 5): i for i, a in enumerate(root.moves)}
+    chosen = children[best]
+    assert root.scores[chosen] / root.visits[chosen] > 15  # Black's lead, the mover's view
+    if not_this:
+        assert root.visits[chosen] > 2 * root.visits[children[not_this]]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_5x5_self_play_takes_the_board_from_the_centre(seed):

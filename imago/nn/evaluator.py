@@ -32,16 +32,21 @@ log = logging.getLogger("imago.nn")
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
 MULTI_SIZE_MODEL = MODELS_DIR / "multi.keras"
+SIZE_MODELS = {9: DEFAULT_MODEL, 5: MODELS_DIR / "residual5.keras"}
+"""Board sizes with a shipped network of their own: 9x9 (more 9x9 games
+behind it than the multi-size network has) and 5x5 (the multi-size network
+taught 5x5 by self-play, which the records of 9x9 to 19x19 games never did)."""
 
 
 def shipped_model(size: int = 9) -> Path:
-    """The shipped network for ``size`` boards: ``residual9.keras`` on 9x9,
-    where it is the stronger (more 9x9 games behind it), and the multi-size
-    network on every other size (trained on 13x13 and 19x19 too, with komi
-    as an input); the 9x9 one wherever that is missing."""
-    if size == 9 or not MULTI_SIZE_MODEL.exists():
-        return DEFAULT_MODEL
-    return MULTI_SIZE_MODEL
+    """The shipped network for ``size`` boards: the size's own network
+    (:data:`SIZE_MODELS`), or the multi-size network (trained on 9x9, 13x13
+    and 19x19, with komi as an input); the 9x9 one wherever those are
+    missing."""
+    for path in (SIZE_MODELS.get(size), MULTI_SIZE_MODEL):
+        if path is not None and path.exists():
+            return path
+    return DEFAULT_MODEL
 
 
 def default_model_path(size: int = 9) -> Optional[Path]:
