@@ -226,3 +226,19 @@ def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeyp
     assert sum(line.startswith("rl: held-out games 9x9 ") for line in lines) == 2
     assert any("missing" in line for line in lines), lines
 
+
+
+def test_a_komi_spread_is_refused_for_a_network_blind_to_komi(tmp_path, tiny_model):
+    """New or resumed, a run whose network takes no komi plane refuses
+    games of many komis, and the refused setting is not kept."""
+    from imago.training.rl import RLConfig, start_run
+
+    with pytest.raises(ValueError, match="--komi-spread needs a network that sees the komi"):
+        start_run(tmp_path / "new", tiny_model, RLConfig(komi_spread=3), log=lambda _: None)
+    assert not (tmp_path / "new" / "run.json").exists()
+    run, _, _ = start_run(tmp_path / "run", tiny_model, RLConfig(), log=lambda _: None)
+    before = (run.root / "run.json").read_text()
+    with pytest.raises(ValueError, match="tiny.keras|gen-0000.keras"):
+        start_run(tmp_path / "run", tiny_model, RLConfig(), {"komi_spread": 3.0},
+                  log=lambda _: None)
+    assert (run.root / "run.json").read_text() == before

@@ -184,6 +184,7 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
         learns = new_size and _learns_size(Path(model), config.size)
         if not learns:
             _check_size(Path(model), config.size)
+        _check_komi_spread(Path(model), config.komi_spread)
         _copy_model(Path(model), run.model(0))
         if learns:
             _add_size(run.model(0), config.size)
@@ -198,13 +199,15 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     known = {f.name for f in fields(RLConfig)}
     stored = {k: v for k, v in saved.items() if k in known}
     changed = {k: v for k, v in (overrides or {}).items() if stored.get(k) != v}
-    if changed:
-        stored.update(changed)
+    stored.update(changed)
+    state = run.read("state.json") or {}
+    best = run.model(state.get("best_generation", 0))
+    _check_size(best, stored.get("size", 9))
+    _check_komi_spread(best, stored.get("komi_spread", 0))
+    if changed:  # only settings the run's network can take are kept
         run.write("run.json", stored)
         log("rl: settings changed by this command: "
             + ", ".join(f"{k} {saved.get(k)} -> {v}" for k, v in changed.items()))
-    state = run.read("state.json") or {}
-    _check_size(run.model(state.get("best_generation", 0)), stored.get("size", 9))
     log(f"rl: resuming {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
         f"best gen-{state['best_generation']:04d}")
     return run, RLConfig(**stored), state
@@ -226,6 +229,17 @@ def _check_size(model: Path, size: int) -> None:
                          f"boards, not {size}x{size}: choose --size "
                          f"{' or '.join(str(s) for s in sizes)}, a network made for "
                          f"{size}x{size}{teach}")
+
+
+def _check_komi_spread(model: Path, spread: float) -> None:
+    """ValueError when games of many komis are asked of a network that
+    does not see the komi (only the ``komi`` plane set does)."""
+    from imago.nn.modelfile import read_metadata
+
+    plane_set = read_metadata(model)["plane_set"]
+    if spread and plane_set != "komi":
+        raise ValueError(f"--komi-spread needs a network that sees the komi (the komi "
+                         f"planes); {model} takes the {plane_set} planes")
 
 
 def _learns_size(model: Path, size: int) -> bool:

@@ -182,7 +182,7 @@ def rl_main(argv: list[str]) -> int:
     if problems:
         parser.error("; ".join(problems))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
-    model = _model(parser, args.model, args.size, args.komi_spread)
+    model = _model(parser, args.model, args.size)
     try:
         run, config, state = start_run(args.dir, model, config, given, log=_stderr,
                                         new_size=args.new_size)
