@@ -184,9 +184,11 @@ def test_clear_board_waits_for_the_background_load_that_name_does_not():
 
         def __init__(self):
             self.loaded = threading.Event()
+            self.sizes = []
 
         def prepare(self, size):
             time.sleep(0.3)
+            self.sizes.append(size)
             self.loaded.set()
 
         def choose_move(self, state, color, seconds=None):
@@ -199,6 +201,12 @@ def test_clear_board_waits_for_the_background_load_that_name_does_not():
     engine.set_komi(6.5)
     engine.clear_board()
     assert algorithm.loaded.is_set()
+    # a new size's network (9x9 and 5x5 have their own) loads as the size is set
+    algorithm.loaded.clear()
+    engine.set_board_size(5)
+    assert not algorithm.loaded.is_set()
+    engine.clear_board()
+    assert algorithm.loaded.is_set() and algorithm.sizes == [9, 5]
 
 
 @needs_default_model

@@ -72,11 +72,15 @@ class GameEngine:
         self.quit_requested = False
         self._playout_search: Optional[PUCTSearch] = None
         self._preparing: Optional[threading.Thread] = None
+        self._prepares = False  # whether a new board size is prepared in the background
         self.algorithm.new_game(self.state)
 
     def start_preparing(self) -> None:
         """Load the algorithm's network in the background (seconds for
-        TensorFlow) while the first commands are answered at once."""
+        TensorFlow) while the first commands are answered at once; from
+        then on a new board size's network is loaded so too (9x9 has a
+        network of its own: without this its first move paid the load)."""
+        self._prepares = True
         self._preparing = prepare_in_background(self.algorithm, self.size)
 
     def wait_until_ready(self) -> None:
@@ -102,6 +106,8 @@ class GameEngine:
         self.algorithm.check_size(size)
         self.state.clear(size)
         self._new_game()
+        if self._prepares:
+            self._preparing = prepare_in_background(self.algorithm, size)
 
     def clear_board(self) -> None:
         """Start a new game on an empty board (size and komi kept), once
