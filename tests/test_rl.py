@@ -242,3 +242,30 @@ def test_a_komi_spread_is_refused_for_a_network_blind_to_komi(tmp_path, tiny_mod
         start_run(tmp_path / "run", tiny_model, RLConfig(), {"komi_spread": 3.0},
                   log=lambda _: None)
     assert (run.root / "run.json").read_text() == before
+
+
+def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path, tiny_model):
+    """--start-games: a promoted network plays gen-0000 at equal visits;
+    the record is logged and counted in the ratings once, and the games
+    are not played again when the run goes on."""
+    from imago.training import rl
+    from imago.training.rl import RLConfig, start_run
+    from imago.training.rating import RatingLog
+
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=0, start_games=2,
+                      resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl._copy_model(run.model(0), run.model(1))
+    lines = []
+    rl._rate(run, config, state, 1, lines.append)
+    games = (run.root / "matches" / "gen-0001-gen-0000.jsonl").read_text().splitlines()
+    assert len(games) == 2 and state["rated"] == [1]
+    assert any("gen-0001 against the run's first network: " in line for line in lines), lines
+    results = [(r.player, r.opponent, r.wins + r.losses + r.draws)
+               for r in RatingLog(run.root).results()]
+    assert results == [("gen-0001", "gen-0000", 2)]
+    lines.clear()
+    rl._rate(run, config, state, 1, lines.append)  # again: nothing new played or counted
+    assert not any("games to play" in line for line in lines)
+    assert len(RatingLog(run.root).results()) == 1
+    assert RLConfig(start_games=-1).problems() == ["--start-games must be 0 or more, not -1"]

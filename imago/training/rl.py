@@ -81,6 +81,7 @@ class RLConfig:
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
+    start_games: int = 0
     anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
     resign_value: float = -0.9
     no_resign_share: float = 0.1
@@ -105,6 +106,8 @@ class RLConfig:
             out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
         if self.rate_games < 0:
             out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
+        if self.start_games < 0:
+            out.append(f"--start-games must be 0 or more, not {self.start_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]
         if unknown:
             out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
@@ -423,8 +426,11 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
 
 
 def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
-    """Matches of network ``generation`` against the anchors (match tool)."""
+    """Matches of network ``generation`` against the anchors (match tool)
+    and, with ``start_games``, against the run's first network."""
+    _rate_against_start(run, config, generation, log)
     if config.rate_games < 1:
+        state.setdefault("rated", []).append(generation)
         return
     from imago.match.tool import Match, MatchSettings, Referee, find_gnugo
 
@@ -453,6 +459,28 @@ def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: L
         ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
         log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
     state.setdefault("rated", []).append(generation)
+
+
+def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: Log) -> None:
+    """``start_games`` games of network ``generation`` against gen-0000 at
+    equal visits (the gate's match): does the run beat where it started?
+    A chain of gates overstates that, each promotion being a match won by
+    chance in part; this match does not. Its record counts in the ratings."""
+    if config.start_games < 1 or generation == 0:
+        return
+    name, start = f"gen-{generation:04d}", "gen-0000"
+    settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
+                             parallel=config.parallel)
+    games = play_versus([str(run.model(generation)), str(run.model(0))], [name, start],
+                        config.start_games, settings,
+                        run.root / "matches" / f"{name}-{start}.jsonl",
+                        run.root / "matches" / f"{name}-{start}",
+                        seed=config.seed + 7919 * generation, log=log, what="rl: rating")
+    decision = record_of(games, name, config.threshold)
+    log(f"rl: {name} against the run's first network: {decision}")
+    ratings = RatingLog(run.root)
+    if not any(r.player == name and r.opponent == start for r in ratings.results()):
+        ratings.append(MatchResult(name, start, decision.wins, decision.losses, decision.draws))
 
 
 def _report(run: RunFolder, state: dict, log: Log) -> None:

@@ -123,6 +123,10 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="score share that promotes a candidate")
     p.add_argument("--rate-games", type=int, default=d.rate_games, metavar="N",
                    help="games of each promoted network against each anchor (0: none)")
+    p.add_argument("--start-games", type=int, default=d.start_games, metavar="N",
+                   help="games of each promoted network against the run's first one at equal "
+                        "visits (0: none; 100 measures what the loop gained, which the chain "
+                        "of gates overstates)")
     p.add_argument("--anchors", nargs="*", default=d.anchors, choices=tuple(ANCHORS),
                    help="fixed opponents for the ratings")
     p.add_argument("--resign-value", type=float, default=d.resign_value, metavar="V",
