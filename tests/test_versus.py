@@ -98,3 +98,21 @@ def test_names_are_the_file_stems_told_apart():
     assert versus.match_names(["runs/gen-0003.keras", "models/residual9.keras"]) == \
         ["gen-0003", "residual9"]
     assert versus.match_names(["a/model.keras", "b/model.keras"]) == ["model-1", "model-2"]
+
+
+def test_a_match_one_colour_always_wins_is_flagged():
+    """5x5 at komi 0: Black wins whichever network plays it, so a gate
+    there says nothing; the record says so."""
+    def game(n, winner_colour):
+        black, white = ("a", "b") if n % 2 == 0 else ("b", "a")
+        return {"number": n, "black": black, "white": white,
+                "winner": black if winner_colour == "black" else white}
+
+    lopsided = [game(n, "black") for n in range(19)] + [game(19, "white")]
+    assert versus.one_colour_wins(lopsided) == (
+        "Black won 19 of 20 decided games: at this komi the match barely tells the networks "
+        "apart (choose a komi both colours can win at)")
+    assert versus.one_colour_wins(lopsided[:19]) is None  # too few games to say
+    mixed = [game(n, "black" if n % 3 else "white") for n in range(30)]
+    assert versus.one_colour_wins(mixed) is None
+    assert "White won 20 of 20" in versus.one_colour_wins([game(n, "white") for n in range(20)])

@@ -50,7 +50,7 @@ from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
 from .search_play import SelfPlaySettings
 from .selfplay_run import progress_bar, run_selfplay
-from .versus import play_versus, record_of
+from .versus import one_colour_wins, play_versus, record_of
 
 Log = Callable[[str], Any]
 STAGES = ("selfplay", "train", "gate", "rate")
@@ -410,6 +410,9 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
                         what="rl: gate")
     decision = record_of(games, cand_name, config.threshold)
     log(f"rl: gate {cand_name} vs {best_name}: {decision}")
+    warning = one_colour_wins(games)
+    if warning:
+        log(f"rl: gate: {warning}")
     ratings = RatingLog(run.root)
     if not any(r.player == cand_name and r.opponent == best_name for r in ratings.results()):
         ratings.append(MatchResult(cand_name, best_name, decision.wins, decision.losses,

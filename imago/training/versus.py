@@ -85,6 +85,22 @@ def colour_record(records: Sequence[dict], name: str) -> str:
     return ", ".join(parts)
 
 
+def one_colour_wins(records: Sequence[dict], share: float = 0.9) -> Optional[str]:
+    """A warning when one colour won at least ``share`` of 20 or more
+    games: at such a komi (5x5 at komi 0, say) each network wins its games
+    with that colour and the match barely tells them apart; None otherwise."""
+    decided = [g for g in records if g["winner"] is not None]
+    if len(decided) < 20:
+        return None
+    black = sum(g["winner"] == g["black"] for g in decided)
+    for colour, won in (("Black", black), ("White", len(decided) - black)):
+        if won >= share * len(decided):
+            return (f"{colour} won {won} of {len(decided)} decided games: at this komi the "
+                    f"match barely tells the networks apart (choose a komi both colours "
+                    f"can win at)")
+    return None
+
+
 def _records(games_log: JsonLines, names: Sequence[str]) -> list[dict]:
     """The logged games; ValueError when the log is another pair's."""
     records = games_log.records()
@@ -200,7 +216,11 @@ def versus_main(argv: Optional[list[str]] = None) -> int:
           f"{100 * decision.score:.1f}% (95% {100 * low:.1f}-{100 * high:.1f}%; "
           f"{colour_record(records, names[0])}): {verdict} at the "
           f"{100 * args.threshold:g}% threshold")
+    warning = one_colour_wins(records)
+    if warning:
+        print(f"warning: {warning}")
     return 0
 
 
-__all__ = ["play_versus", "record_of", "colour_record", "match_names", "versus_main"]
+__all__ = ["play_versus", "record_of", "colour_record", "one_colour_wins", "match_names",
+           "versus_main"]
