@@ -45,10 +45,10 @@ from typing import Any, Callable, Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
-from .rating import MatchResult, RatingLog, elo_history, elo_table, fit_elo
+from .rating import GateDecision, MatchResult, RatingLog, elo_history, elo_table, fit_elo
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_candidate
-from .search_play import SelfPlaySettings
+from .search_play import SelfPlaySettings, komi_spread_problem
 from .selfplay_run import progress_bar, run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
 
@@ -123,6 +123,11 @@ class RLConfig:
                                 no_resign_share=self.no_resign_share,
                                 prune_targets=self.prune_targets)
 
+    def arena_settings(self) -> ArenaSettings:
+        """How the run's networks play each other (the gate, the start match)."""
+        return ArenaSettings(size=self.size, komi=self.komi, visits=self.visits,
+                             parallel=self.parallel)
+
     def train_config(self) -> RLTrainConfig:
         return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
                              optimizer=self.optimizer, learning_rate=self.learning_rate,
@@ -184,10 +189,7 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     run = RunFolder(folder)
     saved = run.read("run.json")
     if saved is None:
-        learns = new_size and _learns_size(Path(model), config.size)
-        if not learns:
-            _check_size(Path(model), config.size)
-        _check_komi_spread(Path(model), config.komi_spread)
+        learns = _check_network(Path(model), config.size, config.komi_spread, new_size)
         _copy_model(Path(model), run.model(0))
         if learns:
             _add_size(run.model(0), config.size)
@@ -204,9 +206,8 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     changed = {k: v for k, v in (overrides or {}).items() if stored.get(k) != v}
     stored.update(changed)
     state = run.read("state.json") or {}
-    best = run.model(state.get("best_generation", 0))
-    _check_size(best, stored.get("size", 9))
-    _check_komi_spread(best, stored.get("komi_spread", 0))
+    _check_network(run.model(state.get("best_generation", 0)), stored.get("size", 9),
+                   stored.get("komi_spread", 0))
     if changed:  # only settings the run's network can take are kept
         run.write("run.json", stored)
         log("rl: settings changed by this command: "
@@ -216,42 +217,30 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     return run, RLConfig(**stored), state
 
 
-def _check_size(model: Path, size: int) -> None:
+def _check_network(model: Path, size: int, komi_spread: float, new_size: bool = False) -> bool:
     """ValueError when the network at ``model`` was not trained for ``size``
     (its metadata's ``board_sizes``; a residual network could play any size,
     but the loop trains it only on the sizes it was made for, as
-    :func:`~imago.training.rl_trainer.train_candidate` does)."""
+    :func:`~imago.training.rl_trainer.train_candidate` does), unless
+    ``new_size`` lets the loop teach a network that plays any size a new
+    one: returns True then. ValueError too for a ``komi_spread`` that the
+    network cannot see."""
     from imago.nn.modelfile import read_metadata
 
     meta = read_metadata(model)
     sizes = meta.get("board_sizes") or [9]
-    if size not in sizes:
+    learns = size not in sizes and new_size and bool(meta.get("any_size"))
+    if size not in sizes and not learns:
         teach = (f", or --new-size to teach it {size}x{size}" if meta.get("any_size")
                  else "")
         raise ValueError(f"{model} was made for {', '.join(f'{s}x{s}' for s in sizes)} "
                          f"boards, not {size}x{size}: choose --size "
                          f"{' or '.join(str(s) for s in sizes)}, a network made for "
                          f"{size}x{size}{teach}")
-
-
-def _check_komi_spread(model: Path, spread: float) -> None:
-    """ValueError when games of many komis are asked of a network that
-    does not see the komi (only the ``komi`` plane set does)."""
-    from imago.nn.modelfile import read_metadata
-
-    plane_set = read_metadata(model)["plane_set"]
-    if spread and plane_set != "komi":
-        raise ValueError(f"--komi-spread needs a network that sees the komi (the komi "
-                         f"planes); {model} takes the {plane_set} planes")
-
-
-def _learns_size(model: Path, size: int) -> bool:
-    """Whether ``model`` plays any size but was not trained on ``size``
-    (the case ``--new-size`` is for)."""
-    from imago.nn.modelfile import read_metadata
-
-    meta = read_metadata(model)
-    return bool(meta.get("any_size")) and size not in (meta.get("board_sizes") or [9])
+    problem = komi_spread_problem(komi_spread, meta["plane_set"], model)
+    if problem:
+        raise ValueError(problem)
+    return learns
 
 
 def _add_size(model: Path, size: int) -> None:
@@ -399,11 +388,9 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     """The gate match; promotes the candidate and returns True when it won."""
     iteration = state["iteration"]
     best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
-    settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
-                             parallel=config.parallel)
     games = play_versus([str(run.candidate(iteration + 1)),
                          str(run.model(state["best_generation"]))],
-                        [cand_name, best_name], config.gate_games, settings,
+                        [cand_name, best_name], config.gate_games, config.arena_settings(),
                         run.gate_log(iteration + 1),
                         run.root / "matches" / f"gate-{iteration + 1:04d}",
                         seed=config.seed + iteration, progress=progress, log=log,
@@ -413,10 +400,7 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     warning = one_colour_wins(games)
     if warning:
         log(f"rl: gate: {warning}")
-    ratings = RatingLog(run.root)
-    if not any(r.player == cand_name and r.opponent == best_name for r in ratings.results()):
-        ratings.append(MatchResult(cand_name, best_name, decision.wins, decision.losses,
-                                   decision.draws))
+    _count_once(run, cand_name, best_name, decision)
     state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
                              "wins": decision.wins, "games": decision.games,
                              "score": decision.score, "promoted": decision.promoted})
@@ -472,18 +456,23 @@ def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: 
     if config.start_games < 1 or generation == 0:
         return
     name, start = f"gen-{generation:04d}", "gen-0000"
-    settings = ArenaSettings(size=config.size, komi=config.komi, visits=config.visits,
-                             parallel=config.parallel)
     games = play_versus([str(run.model(generation)), str(run.model(0))], [name, start],
-                        config.start_games, settings,
+                        config.start_games, config.arena_settings(),
                         run.root / "matches" / f"{name}-{start}.jsonl",
                         run.root / "matches" / f"{name}-{start}",
                         seed=config.seed + 7919 * generation, log=log, what="rl: rating")
     decision = record_of(games, name, config.threshold)
     log(f"rl: {name} against the run's first network: {decision}")
+    _count_once(run, name, start, decision)
+
+
+def _count_once(run: RunFolder, player: str, opponent: str, decision: GateDecision) -> None:
+    """Add ``player``'s record against ``opponent`` to the run's ratings,
+    unless a resumed stage counted that match already."""
     ratings = RatingLog(run.root)
-    if not any(r.player == name and r.opponent == start for r in ratings.results()):
-        ratings.append(MatchResult(name, start, decision.wins, decision.losses, decision.draws))
+    if not any(r.player == player and r.opponent == opponent for r in ratings.results()):
+        ratings.append(MatchResult(player, opponent, decision.wins, decision.losses,
+                                   decision.draws))
 
 
 def _report(run: RunFolder, state: dict, log: Log) -> None:

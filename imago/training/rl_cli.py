@@ -11,7 +11,7 @@ from typing import Optional
 
 from .options import HelpFormatter
 from .rl import ANCHORS, TRAIN_FROM, RLConfig
-from .search_play import SelfPlaySettings
+from .search_play import SelfPlaySettings, komi_spread_problem
 
 RL_DEFAULTS = RLConfig()
 PLAY_DEFAULTS = SelfPlaySettings()
@@ -237,9 +237,9 @@ def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int,
         meta = read_metadata(path)
     except (OSError, ValueError) as err:
         parser.error(f"--model: {err}")
-    if komi_spread and meta["plane_set"] != "komi":
-        parser.error(f"--komi-spread needs a network that sees the komi (the komi planes); "
-                     f"{path} takes the {meta['plane_set']} planes")
+    problem = komi_spread_problem(komi_spread, meta["plane_set"], path)
+    if problem:
+        parser.error(problem)
     return str(path)
 
 

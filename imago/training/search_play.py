@@ -103,6 +103,16 @@ class SelfPlaySettings:
         return out
 
 
+def komi_spread_problem(spread: float, plane_set: str, model: object) -> Optional[str]:
+    """Why games of many komis (``spread``) would teach the network named
+    ``model``, which takes ``plane_set``, nothing: it does not see the komi
+    (only a plane set with a komi plane does); None when they would not."""
+    if spread and PLANE_SETS[plane_set] == BINARY_PLANES[plane_set]:
+        return (f"--komi-spread needs a network that sees the komi (the komi planes); "
+                f"{model} takes the {plane_set} planes")
+    return None
+
+
 @dataclass
 class PlayedGame:
     """A finished game: its record for the replay buffer, its game tree
@@ -147,9 +157,9 @@ def play_games(evaluator, settings: SelfPlaySettings, games: int,
     settings = settings.resolved()
     rng = np.random.default_rng(seed)
     plane_set = evaluator.network.plane_set
-    if settings.komi_spread and PLANE_SETS[plane_set] == BINARY_PLANES[plane_set]:
-        raise ValueError(f"a komi spread needs a network that sees the komi (the komi "
-                         f"planes); this one takes the {plane_set} planes")
+    problem = komi_spread_problem(settings.komi_spread, plane_set, "this network")
+    if problem:
+        raise ValueError(problem)
     pool = SearchPool(evaluator, max_leaves=settings.parallel * settings.search_batch)
     if batches is not None:
         pool.batches = batches
@@ -267,4 +277,4 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
     return PlayedGame(record, state, result, game.would_resign)
 
 
-__all__ = ["SelfPlaySettings", "PlayedGame", "play_games"]
+__all__ = ["SelfPlaySettings", "PlayedGame", "play_games", "komi_spread_problem"]
