@@ -47,27 +47,38 @@ def png_bytes(fig) -> bytes:
 
 
 def integer_locator(nbins: int = 8):
-    """Axis ticks at whole numbers, at most ``nbins`` intervals."""
+    """Axis ticks at whole numbers, at most ``nbins`` intervals (one tick
+    where the axis holds a single whole number)."""
     from matplotlib.ticker import MaxNLocator
 
-    return MaxNLocator(nbins=nbins, integer=True)
+    return MaxNLocator(nbins=nbins, integer=True, min_n_ticks=1)
 
 
 def elo_curve_png(curves: Mapping[str, Sequence[tuple[int, float, float]]],
                   anchors: Mapping[str, float], title: str, dpi: int = 110) -> bytes:
-    """Elo per generation as PNG bytes: one line with error bars (± one
-    standard error) for each curve of ``(generation, elo, stderr)`` points,
-    the ``anchors`` (fixed reference players, e.g. GNU Go) as dashed
-    horizontal lines. Points that are not finite are left out. Raises
-    ImportError without matplotlib."""
+    """Elo per generation as PNG bytes (see :func:`elo_curve_figure`).
+    Raises ImportError without matplotlib."""
+    return png_bytes(elo_curve_figure(curves, anchors, title, dpi))
+
+
+def elo_curve_figure(curves: Mapping[str, Sequence[tuple[int, float, float]]],
+                     anchors: Mapping[str, float], title: str, dpi: int = 110):
+    """Elo per generation: one line with error bars (± one standard error)
+    for each curve of ``(generation, elo, stderr)`` points, the ``anchors``
+    (fixed reference players, e.g. GNU Go) as dashed horizontal lines.
+    Points that are not finite are left out. The generation axis reaches
+    half a generation beyond the first and last, so that it shows whole
+    generations even while there is only one."""
     fig = new_figure((9, 4.8), dpi)
     ax = fig.add_subplot()
+    generations = []
     for name, points in curves.items():
         points = sorted((int(g), float(e), float(s)) for g, e, s in points
                         if math.isfinite(e) and math.isfinite(s))
         if not points:
             continue
         gens, elos, errs = zip(*points)
+        generations.extend(gens)
         ax.errorbar(gens, elos, yerr=errs, marker="o", markersize=4, linewidth=1.6,
                     capsize=3, elinewidth=0.9, label=name)
     for name, elo in anchors.items():
@@ -78,14 +89,16 @@ def elo_curve_png(curves: Mapping[str, Sequence[tuple[int, float, float]]],
                         xytext=(4, 2), textcoords="offset points", fontsize=8,
                         color=ANCHOR_COLOR, va="bottom")
     ax.xaxis.set_major_locator(integer_locator())
+    if generations:
+        ax.set_xlim(min(generations) - 0.5, max(generations) + 0.5)
     ax.set_xlabel("generation")
     ax.set_ylabel("Elo")
     ax.grid(color="#eeeeee")
     ax.set_title(title, fontsize=12, loc="left")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8, frameon=False, loc="best")
-    return png_bytes(fig)
+    return fig
 
 
 __all__ = ["matplotlib_problem", "new_figure", "png_bytes", "integer_locator",
-           "elo_curve_png"]
+           "elo_curve_png", "elo_curve_figure"]

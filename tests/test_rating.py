@@ -217,6 +217,18 @@ def test_elo_curve_png(tmp_path):
     assert elo_curve_png({}, {}, "nothing yet").startswith(b"\x89PNG")
 
 
+def test_the_elo_curve_of_one_generation_counts_whole_generations():
+    """A run's first curve has one point: its axis must not read -0.045."""
+    pytest.importorskip("matplotlib", reason="plots need matplotlib (pip install "
+                        "'imago[review]')")
+    from imago.plotting import elo_curve_figure
+
+    axes = elo_curve_figure({"imago": [(0, 124.0, 110.0)]}, {"gnugo-10": 0.0}, "13x13").axes[0]
+    low, high = axes.get_xlim()
+    shown = [tick for tick in axes.get_xticks() if low <= tick <= high]
+    assert shown == [0.0]
+
+
 def test_light_imports():
     """Ratings need neither matplotlib nor TensorFlow; the modules that
     draw or log import theirs only when used."""
