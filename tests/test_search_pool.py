@@ -8,7 +8,7 @@ import tracemalloc
 
 import numpy as np
 
-from imago.engine.algorithm import create_algorithm
+from imago.engine.algorithm import RESIGN, create_algorithm
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, GameBoard, GameState, vertex_to_index
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, action_of, run_searches
@@ -103,18 +103,22 @@ def test_a_ko_retake_inside_the_tree_is_never_an_edge():
     assert child.edge(c3) < 0 and child.is_struck(c3)
 
 
-def test_genmove_after_two_passes_answers_at_once():
-    """A finished game (two passes) is not searched: the loop ends by
-    construction instead of waiting for visits that never come."""
+def test_genmove_after_two_passes_plays_on():
+    """Two passes after three moves: a controller asking for a move there
+    wants the game to go on (GNU Go's regression suites ask so), so the
+    engine searches the position as resumed and plays a board move, in
+    time; the search alone still treats such a root as the game's end."""
     engine = GameEngine(create_algorithm("mcts", model="none", seed=1), size=9)
     for color, vertex in ((BLACK, "F7"), (WHITE, "G7"), (BLACK, "G6"), (WHITE, "pass"),
                           (BLACK, "pass")):
         engine.play(color, None if vertex == "pass" else vertex_to_index(vertex, 9))
+    assert PUCTSearch(RandomEvaluator()).set_root(engine.state, WHITE).terminal
     answer = []
     worker = threading.Thread(target=lambda: answer.append(engine.genmove(WHITE)), daemon=True)
     worker.start()
     worker.join(timeout=30)
     assert answer, "genmove after two passes did not answer within 30 s"
+    assert answer[0] is not None and answer[0] != RESIGN, "the unfinished game was not played on"
 
 
 def test_search_loops_end_on_each_condition():

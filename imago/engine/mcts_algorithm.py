@@ -194,6 +194,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                  seed=seed, self_atari=self.self_atari,
                                  score_utility=checked("score_utility", score_utility, low=0),
                                  keep_ownership=True)
+        self.search.play_on_after_passes = True  # genmove after two passes: play on
         self.low_winrate_streak = 0
         self.searched = False
         self.warmed_up: set[int] = set()

@@ -153,6 +153,9 @@ class PUCTSearch(SearchReports):
         self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.by_score = False  # values are leads over the board's points, not win rates
         self.keep_ownership = bool(keep_ownership)  # nodes keep the evaluator's ownership
+        # a game ended by two passes is searched as resumed (GTP's genmove there
+        # asks for the game to go on); else such a root is terminal (a count)
+        self.play_on_after_passes = False
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.cache: dict = {}
@@ -181,7 +184,12 @@ class PUCTSearch(SearchReports):
         """The search root for ``state.current`` with ``color`` to move,
         reusing the previous tree when the game moved along it (or back).
         A new komi drops the cached evaluations (a network may take komi as
-        an input)."""
+        an input).
+
+        A position where two passes ended the game is terminal, unless
+        :attr:`play_on_after_passes`: then it is searched as though play
+        resumed (the passes that ended it forgotten; a line of the search
+        still ends with two passes of its own)."""
         if state.komi != self.komi:
             self.cache.clear()
         self.komi = state.komi
@@ -191,15 +199,17 @@ class PUCTSearch(SearchReports):
             root = self._reuse(game_node, node, node_color, current, color, state.size)
             if root is not None:
                 break
-        if root is None:
+        passes = state.consecutive_passes()
+        play_on = passes >= 2 and self.play_on_after_passes
+        if root is None or (play_on and root.terminal):
             root = SearchNode()
-            root.terminal = state.consecutive_passes() >= 2
+            root.terminal = passes >= 2 and not play_on
         self.root, self.root_game_node, self.root_color = root, current, color
         self.root_board = current.board
         self.size = state.size
         hint_hash, hint = self._dead_hint
         self._dead = hint if hint_hash == self.root_board.hash else ()
-        self.root_passes = state.consecutive_passes()
+        self.root_passes = 0 if play_on else passes
         self._remember_history(current)
         self.recent_roots = [r for r in self.recent_roots if r[1] is not root][-3:]
         self.recent_roots.append((current, root, color))
