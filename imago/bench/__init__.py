@@ -1,4 +1,4 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -7,7 +7,7 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
-TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact")
+TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -32,6 +32,9 @@ ABOUT = {
     "exact": "the exact solver on the empty 3x3 and 4x4 boards from a fresh table "
              "(seconds, positions/s), then a 4x4 game of the engine's defaults: the first "
              "move against all the others",
+    "regress": "the move tests (reg_genmove) of GTP regression suites such as GNU Go's, "
+               "on one board size, through imago's GTP commands: how many answers are as "
+               "expected, per file",
 }
 """One sentence on what each benchmark measures."""
 
@@ -40,7 +43,10 @@ OPTIONS = {
     "batch": (("mcts",), "N", "positions per network call (default: 16)"),
     "model": (("mcts", "analysis"), "PATH", "the network to search with, or none for random "
                                  "playouts (default: the shipped residual model)"),
-    "dir": (("sgf",), "FOLDER", "the SGF files to read (default: ../shared/data/gnugo9)"),
+    "dir": (("sgf", "regress"), "FOLDER", "sgf: the SGF files to read (default: "
+            "../shared/data/gnugo9); regress: the folder of .tst suites (needed)"),
+    "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
+    "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
 }
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and

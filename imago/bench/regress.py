@@ -1,0 +1,203 @@
+"""GTP regression suites: the move tests of a folder of ``.tst`` files on one board size.
+
+GNU Go's regression suites (its source tree's ``regression/`` folder, not part
+of imago) are files of GTP commands: ``loadsgf``, ``play`` and the like set a
+position up, a numbered ``reg_genmove COLOR`` asks for a move, and the
+``#? [A1|B2]`` line after it says which answers pass (``[!PASS]``: anything
+but those; a trailing ``*`` marks a test GNU Go itself is expected to fail).
+This plays every numbered ``reg_genmove`` and ``gg_genmove`` test whose
+position is on ``--size`` (default 9) through imago's own GTP command table,
+one engine for every file (seeded, ``--seed`` 1 by default: the same answers on
+every run), and
+prints each file's count, the total, and the tests a pass was expected in
+(GNU Go's "the right move is to pass"). Commands it does not ask imago
+(other numbered tests, GNU Go's own commands) are skipped.
+
+    python -m imago.bench regress --dir gnugo/regression [--size 9] [--seed 1] [--quick]
+
+``--quick`` plays the first 20 tests only. Each answer is logged as it comes
+(``file:number answer expected ok``), so a long run shows its progress.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from imago.engine.engine import GameEngine
+
+MOVE_TESTS = ("reg_genmove", "gg_genmove")
+"""Numbered commands asking for a move without playing it."""
+
+SETUP = frozenset({"loadsgf", "play", "undo", "komi", "boardsize", "clear_board",
+                   "fixed_handicap", "set_free_handicap"})
+"""Unnumbered commands replayed to set positions up."""
+
+_NUMBERED = re.compile(r"(\d+)\s+(\S+)\s*(.*)")
+
+
+@dataclass
+class Step:
+    """One command of a suite: setup (``number`` None) or a move test."""
+
+    line: int
+    command: str
+    args: list[str]
+    number: Optional[int] = None
+    expected: Optional[str] = None
+
+
+@dataclass
+class Outcome:
+    """One move test's answer."""
+
+    suite: str
+    number: int
+    answer: str
+    expected: str
+    passed: bool
+    seconds: float
+
+
+@dataclass
+class Tally:
+    """Passed and played tests, per suite file in the order played."""
+
+    per_suite: dict = field(default_factory=dict)
+    outcomes: list = field(default_factory=list)
+
+    def add(self, outcome: Outcome) -> None:
+        passed, played = self.per_suite.get(outcome.suite, (0, 0))
+        self.per_suite[outcome.suite] = (passed + outcome.passed, played + 1)
+        self.outcomes.append(outcome)
+
+    @property
+    def passed(self) -> int:
+        return sum(o.passed for o in self.outcomes)
+
+
+def answer_matches(answer: str, expected: str) -> bool:
+    """Whether a move ``answer`` (a vertex, ``pass`` or ``resign``) passes
+    the expectation ``[A1|B2]``, ``[!A1|B2]`` (none of them) or either with
+    GNU Go's trailing ``*``; raises ValueError for another form."""
+    text = expected.strip().rstrip("*").strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ValueError(f"not a move expectation: {expected!r}")
+    text = text[1:-1].strip()
+    negated = text.startswith("!")
+    choices = {choice.strip().upper() for choice in text.lstrip("!").split("|")}
+    return (answer.strip().upper() in choices) != negated
+
+
+def read_suite(path: Path) -> Iterator[Step]:
+    """The setup commands and move tests of one ``.tst`` file, each move
+    test with the expectation on the ``#?`` line after it (one without is
+    left out)."""
+    pending: Optional[Step] = None
+    for number, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
+        stripped = raw.strip()
+        if stripped.startswith("#?"):
+            if pending is not None:
+                pending.expected = stripped[2:].strip()
+                yield pending
+            pending = None
+            continue
+        text = stripped.split("#", 1)[0].strip()
+        if not text:
+            continue
+        numbered = _NUMBERED.fullmatch(text)
+        if numbered:
+            command = numbered.group(2)
+            pending = Step(number, command, numbered.group(3).split(),
+                           int(numbered.group(1))) if command in MOVE_TESTS else None
+            continue
+        words = text.split()
+        if words[0] in SETUP:
+            if words[0] == "loadsgf" and len(words) > 1:
+                words[1] = str(path.parent / words[1])  # suites name files from their folder
+            yield Step(number, words[0], words[1:])
+
+
+def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 9,
+               limit: Optional[int] = None,
+               report: Callable[[Outcome], None] = lambda outcome: None) -> Tally:
+    """Play the move tests of every ``*.tst`` in ``folder`` (sorted) whose
+    position is ``size`` x ``size``; at most ``limit`` of them. A setup
+    command the engine refuses (a missing file) skips the tests up to the
+    next successful ``loadsgf``."""
+    from imago.gtp.commands import execute
+    from imago.gtp.table import GtpError, Session
+
+    tally = Tally()
+    session = Session(make_engine())
+    for path in sorted(folder.glob("*.tst")):
+        broken = False
+        execute(session, "clear_board", [])
+        for step in read_suite(path):
+            if limit is not None and len(tally.outcomes) >= limit:
+                return tally
+            if step.number is None:
+                try:
+                    execute(session, step.command, step.args)
+                    if step.command == "loadsgf":
+                        broken = False
+                except GtpError as error:
+                    print(f"{path.name}:{step.line}: {step.command} refused: {error}",
+                          file=sys.stderr)
+                    broken = broken or step.command in ("loadsgf", "play")
+                continue
+            if broken or session.engine.state.size != size:
+                continue
+            started = time.perf_counter()
+            try:
+                answer = execute(session, "reg_genmove", step.args[:1])
+            except GtpError as error:
+                answer = f"? {error}"
+            outcome = Outcome(path.name, step.number, answer, step.expected,
+                              answer_matches(answer, step.expected),
+                              time.perf_counter() - started)
+            tally.add(outcome)
+            report(outcome)
+    return tally
+
+
+def pass_tests(tally: Tally) -> list[Outcome]:
+    """The tests whose only right answer is to pass."""
+    return [o for o in tally.outcomes if o.expected.rstrip("*").strip().upper() == "[PASS]"]
+
+
+def main(argv: list[str]) -> int:
+    options = dict(arg[2:].split("=", 1) for arg in argv if arg.startswith("--") and "=" in arg)
+    if "dir" not in options:
+        print("regress needs --dir FOLDER: a folder of GTP regression suites (.tst), e.g. "
+              "GNU Go's source tree's regression/", file=sys.stderr)
+        return 2
+    folder, size = Path(options["dir"]), int(options.get("size", 9))
+    seed = int(options.get("seed", 1))
+    if not any(folder.glob("*.tst")):
+        print(f"regress: no .tst files in {folder}", file=sys.stderr)
+        return 2
+    from imago.engine.algorithm import create_algorithm
+
+    def make_engine() -> GameEngine:
+        return GameEngine(create_algorithm("mcts", seed=seed), size)
+
+    def report(outcome: Outcome) -> None:
+        print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "
+              f"{'ok' if outcome.passed else 'FAIL'} {outcome.seconds:.1f}s", flush=True)
+
+    started = time.perf_counter()
+    tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None, report)
+    played = len(tally.outcomes)
+    seconds = time.perf_counter() - started
+    print(f"regress {size}x{size}, seed {seed}: {tally.passed} of {played} move tests as "
+          f"expected ({seconds:.0f} s, {seconds / max(played, 1):.2f} s a test)")
+    print("  " + ", ".join(f"{name[:-4]} {passed}/{count}"
+                           for name, (passed, count) in tally.per_suite.items()))
+    passing = pass_tests(tally)
+    print(f"  pass expected: {sum(o.passed for o in passing)} of {len(passing)}")
+    return 0
