@@ -40,6 +40,11 @@ loadsgf games/missing.sgf
 loadsgf games/nine.sgf
 8 reg_genmove black   # a comment after the command
 #? [A9]
+
+boardsize 1
+clear_board
+9 reg_genmove black
+#? [PASS]
 """
 
 
@@ -90,7 +95,8 @@ def test_a_suite_reads_as_setup_commands_and_move_tests(suite):
                      (4, "gg_genmove", ["black"], "[B9|PASS]"),
                      (6, "reg_genmove", ["white"], "[A13]"),
                      (7, "reg_genmove", ["white"], "[A9]"),
-                     (8, "reg_genmove", ["black"], "[A9]")]
+                     (8, "reg_genmove", ["black"], "[A9]"),
+                     (9, "reg_genmove", ["black"], "[PASS]")]
     setup = [(s.command, s.args) for s in steps if s.number is None]
     assert setup[0] == ("loadsgf", [str(suite / "games" / "nine.sgf"), "3"])
     assert ("play", ["white", "A9"]) in setup
@@ -103,11 +109,13 @@ def test_the_suites_are_played_on_one_size_through_the_gtp_commands(suite, capsy
     played = [(o.number, o.answer, o.passed) for o in tally.outcomes]
     # 1-2: A9 is empty; after "play white A9" B9 is the first empty point (4);
     # 6 is on 13x13, 7's file is missing, 5 has no expectation; 8 loads the
-    # whole game, whose A9 is empty again; reg_genmove plays nothing
+    # whole game, whose A9 is empty again; reg_genmove plays nothing; the
+    # 1x1 board is refused, so 9 is not played on the 9x9 board left standing
     assert played == [(1, "A9", True), (2, "A9", False), (4, "B9", True), (8, "A9", True)]
     assert seen == tally.outcomes
     assert tally.passed == 3 and tally.per_suite == {"made_up.tst": (3, 4)}
-    assert "made_up.tst:20: loadsgf refused" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "made_up.tst:20: loadsgf refused" in err and "made_up.tst:28: boardsize refused" in err
     assert regress.pass_tests(tally) == []
 
 

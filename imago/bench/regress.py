@@ -37,6 +37,10 @@ SETUP = frozenset({"loadsgf", "play", "undo", "komi", "boardsize", "clear_board"
                    "fixed_handicap", "set_free_handicap"})
 """Unnumbered commands replayed to set positions up."""
 
+NEW_POSITION = ("loadsgf", "boardsize")
+"""Setup commands that replace the position (after a refused one, the tests
+wait for one of these to succeed)."""
+
 _NUMBERED = re.compile(r"(\d+)\s+(\S+)\s*(.*)")
 
 
@@ -126,9 +130,10 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                limit: Optional[int] = None,
                report: Callable[[Outcome], None] = lambda outcome: None) -> Tally:
     """Play the move tests of every ``*.tst`` in ``folder`` (sorted) whose
-    position is ``size`` x ``size``; at most ``limit`` of them. A setup
-    command the engine refuses (a missing file) skips the tests up to the
-    next successful ``loadsgf``."""
+    position is ``size`` x ``size``; at most ``limit`` of them. A position
+    the engine refuses to set up (a missing file, a board size it does not
+    play, an illegal move) skips the tests up to the next ``loadsgf`` or
+    ``boardsize`` it accepts."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -143,12 +148,11 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
             if step.number is None:
                 try:
                     execute(session, step.command, step.args)
-                    if step.command == "loadsgf":
-                        broken = False
+                    broken = broken and step.command not in NEW_POSITION
                 except GtpError as error:
                     print(f"{path.name}:{step.line}: {step.command} refused: {error}",
                           file=sys.stderr)
-                    broken = broken or step.command in ("loadsgf", "play")
+                    broken = broken or step.command in NEW_POSITION + ("play",)
                 continue
             if broken or session.engine.state.size != size:
                 continue
