@@ -45,6 +45,10 @@ boardsize 1
 clear_board
 9 reg_genmove black
 #? [PASS]
+
+loadsgf games/nine.sgf
+10 reg_genmove black
+#? 1 E5
 """
 
 
@@ -116,7 +120,15 @@ def test_the_suites_are_played_on_one_size_through_the_gtp_commands(suite, capsy
     assert tally.passed == 3 and tally.per_suite == {"made_up.tst": (3, 4)}
     err = capsys.readouterr().err
     assert "made_up.tst:20: loadsgf refused" in err and "made_up.tst:28: boardsize refused" in err
+    assert "made_up.tst:35: test skipped: not a move expectation: '1 E5'" in err
     assert regress.pass_tests(tally) == []
+
+
+def test_an_unreadable_suite_is_named_and_skipped(suite, capsys):
+    (suite / "unreadable.tst").mkdir()  # a folder named like a suite: reading it fails
+    tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9)
+    assert "unreadable.tst: cannot read" in capsys.readouterr().err
+    assert tally.per_suite == {"made_up.tst": (3, 4)}
 
 
 def test_the_limit_stops_the_run(suite):

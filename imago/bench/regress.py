@@ -99,14 +99,21 @@ def answer_matches(answer: str, expected: str) -> bool:
 
 def read_suite(path: Path) -> Iterator[Step]:
     """The setup commands and move tests of one ``.tst`` file, each move
-    test with the expectation on the ``#?`` line after it (one without is
-    left out)."""
+    test with the expectation on the ``#?`` line after it (one without, or
+    with one that names no moves, is left out with a line on stderr); an
+    unreadable file yields nothing."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError as error:
+        print(f"{path}: cannot read: {error.strerror or error}", file=sys.stderr)
+        return
     pending: Optional[Step] = None
-    for number, raw in enumerate(path.read_text(errors="replace").splitlines(), 1):
+    for number, raw in enumerate(lines, 1):
         stripped = raw.strip()
         if stripped.startswith("#?"):
-            if pending is not None:
-                pending.expected = stripped[2:].strip()
+            expected = stripped[2:].strip()
+            if pending is not None and _readable(expected, path, number):
+                pending.expected = expected
                 yield pending
             pending = None
             continue
@@ -124,6 +131,16 @@ def read_suite(path: Path) -> Iterator[Step]:
             if words[0] == "loadsgf" and len(words) > 1:
                 words[1] = str(path.parent / words[1])  # suites name files from their folder
             yield Step(number, words[0], words[1:])
+
+
+def _readable(expected: str, path: Path, line: int) -> bool:
+    """Whether ``expected`` is a move expectation; says so on stderr if not."""
+    try:
+        answer_matches("pass", expected)
+    except ValueError as error:
+        print(f"{path.name}:{line}: test skipped: {error}", file=sys.stderr)
+        return False
+    return True
 
 
 def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 9,
