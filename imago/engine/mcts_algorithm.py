@@ -26,6 +26,7 @@ from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 from .algorithm import RESIGN, DecisionAlgorithm, checked
 
 log = logging.getLogger(__name__)
+
 DEFAULT_VISITS = 800
 """Visits a move when no clock or time is given: 0.2-0.5 s a move on 9x9 and
 0.3-1.5 s on 19x19 on a busy 2-core machine (a search stops early once its
