@@ -4,6 +4,8 @@ and positions here are made up for the tests."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from imago.bench import regress
@@ -139,6 +141,46 @@ def test_the_limit_stops_the_run(suite):
 def test_on_thirteen_only_its_tests_are_played(suite):
     tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 13)
     assert [(o.number, o.answer) for o in tally.outcomes] == [(6, "A13")]
+
+
+FAKE_ENGINE = """\
+import sys
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    if words[0] == "reg_genmove":
+        print("= B9\\n", flush=True)
+    elif words[0] == "loadsgf" and words[1].endswith("missing.sgf"):
+        print("? cannot open\\n", flush=True)
+    else:
+        print("=\\n", flush=True)
+"""
+
+
+def test_another_gtp_engine_answers_the_tests(suite, tmp_path, capsys):
+    """--engine: the tests go to another engine (here a script answering B9),
+    imago keeping the position beside it to know its size."""
+    script = tmp_path / "fake_engine.py"
+    script.write_text(FAKE_ENGINE)
+    ask, close = regress.external_engine(f"{sys.executable} {script}")
+    try:
+        tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9,
+                                   external=ask)
+    finally:
+        close()
+    assert [(o.number, o.answer, o.passed) for o in tally.outcomes] == [
+        (1, "B9", False), (2, "B9", False), (4, "B9", True), (8, "B9", False)]
+    assert "made_up.tst:20: loadsgf refused" in capsys.readouterr().err
+
+
+def test_an_engine_that_cannot_start_is_named(suite, capsys):
+    status = regress.main([f"--dir={suite}", "--engine=/no/such/engine --mode gtp"])
+    assert status == 2
+    assert "cannot start '/no/such/engine --mode gtp'" in capsys.readouterr().err
 
 
 def test_the_command_needs_a_folder_of_suites(tmp_path, capsys):

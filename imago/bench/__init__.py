@@ -47,6 +47,8 @@ OPTIONS = {
             "../shared/data/gnugo9); regress: the folder of .tst suites (needed)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
+    "engine": (("regress",), "COMMAND", "another GTP engine to ask the tests instead of "
+               "imago, e.g. \"/usr/games/gnugo --mode gtp\""),
 }
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and

@@ -14,6 +14,11 @@ prints each file's count, the total, and the tests a pass was expected in
 (other numbered tests, GNU Go's own commands) are skipped.
 
     python -m imago.bench regress --dir gnugo/regression [--size 9] [--seed 1] [--quick]
+    python -m imago.bench regress --dir gnugo/regression --engine "gnugo --mode gtp"
+
+``--engine COMMAND`` asks another GTP engine the same tests (imago then only
+replays the setup beside it, to know each position's size), so that its count
+stands beside imago's.
 
 ``--quick`` plays the first 20 tests only. Each answer is logged as it comes
 (``file:number answer expected ok``), so a long run shows its progress.
@@ -26,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, Sequence
 
 from imago.engine.engine import GameEngine
 
@@ -143,30 +148,68 @@ def _readable(expected: str, path: Path, line: int) -> bool:
     return True
 
 
+class Refused(Exception):
+    """An engine's ``?`` answer (its text)."""
+
+
+Ask = Callable[[str, Sequence[str]], str]
+"""Sends one GTP command (name, arguments) to an engine and returns its answer;
+raises :class:`Refused` for a ``?``."""
+
+
+def external_engine(command: str) -> tuple[Ask, Callable[[], None]]:
+    """Another GTP engine (``command``, e.g. ``/usr/games/gnugo --mode gtp``)
+    as an :data:`Ask`, and the function that closes it."""
+    from imago.match.client import GTPClient, GTPError
+
+    client = GTPClient(command)
+
+    def ask(name: str, args: Sequence[str]) -> str:
+        try:
+            return client.send(" ".join([name, *args]))
+        except GTPError as error:
+            raise Refused(str(error)) from None
+
+    return ask, client.close
+
+
 def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 9,
                limit: Optional[int] = None,
-               report: Callable[[Outcome], None] = lambda outcome: None) -> Tally:
+               report: Callable[[Outcome], None] = lambda outcome: None,
+               external: Optional[Ask] = None) -> Tally:
     """Play the move tests of every ``*.tst`` in ``folder`` (sorted) whose
-    position is ``size`` x ``size``; at most ``limit`` of them. A position
-    the engine refuses to set up (a missing file, a board size it does not
-    play, an illegal move) skips the tests up to the next ``loadsgf`` or
-    ``boardsize`` it accepts."""
+    position is ``size`` x ``size``; at most ``limit`` of them. The engine
+    from ``make_engine`` answers them through imago's GTP commands, or, given
+    ``external``, sets up each position beside that engine, which answers
+    the tests. A position either refuses to set up (a missing file, a board
+    size it does not play, an illegal move) skips the tests up to the next
+    ``loadsgf`` or ``boardsize`` both accept."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
-    tally = Tally()
     session = Session(make_engine())
+
+    def local(name: str, args: Sequence[str]) -> str:
+        try:
+            return execute(session, name, args)
+        except GtpError as error:
+            raise Refused(str(error)) from None
+
+    engines = [local] if external is None else [local, external]
+    tally = Tally()
     for path in sorted(folder.glob("*.tst")):
         broken = False
-        execute(session, "clear_board", [])
+        for ask in engines:
+            ask("clear_board", [])
         for step in read_suite(path):
             if limit is not None and len(tally.outcomes) >= limit:
                 return tally
             if step.number is None:
                 try:
-                    execute(session, step.command, step.args)
+                    for ask in engines:
+                        ask(step.command, step.args)
                     broken = broken and step.command not in NEW_POSITION
-                except GtpError as error:
+                except Refused as error:
                     print(f"{path.name}:{step.line}: {step.command} refused: {error}",
                           file=sys.stderr)
                     broken = broken or step.command in NEW_POSITION + ("play",)
@@ -175,8 +218,8 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                 continue
             started = time.perf_counter()
             try:
-                answer = execute(session, "reg_genmove", step.args[:1])
-            except GtpError as error:
+                answer = engines[-1]("reg_genmove", step.args[:1])
+            except Refused as error:
                 answer = f"? {error}"
             outcome = Outcome(path.name, step.number, answer, step.expected,
                               answer_matches(answer, step.expected),
@@ -204,18 +247,35 @@ def main(argv: list[str]) -> int:
         return 2
     from imago.engine.algorithm import create_algorithm
 
-    def make_engine() -> GameEngine:
-        return GameEngine(create_algorithm("mcts", seed=seed), size)
+    command = options.get("engine")
+
+    def make_engine() -> GameEngine:  # with --engine, it only keeps the position
+        return GameEngine(create_algorithm("random" if command else "mcts", seed=seed), size)
 
     def report(outcome: Outcome) -> None:
         print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "
               f"{'ok' if outcome.passed else 'FAIL'} {outcome.seconds:.1f}s", flush=True)
 
+    external, close = None, lambda: None
+    if command:
+        try:
+            external, close = external_engine(command)
+        except (OSError, ValueError) as error:
+            print(f"regress: cannot start {command!r}: {error}", file=sys.stderr)
+            return 2
     started = time.perf_counter()
-    tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None, report)
+    try:
+        tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None,
+                           report, external)
+    except RuntimeError as error:  # the engine died or hung
+        print(f"regress: {error}", file=sys.stderr)
+        return 1
+    finally:
+        close()
     played = len(tally.outcomes)
     seconds = time.perf_counter() - started
-    print(f"regress {size}x{size}, seed {seed}: {tally.passed} of {played} move tests as "
+    who = command if command else f"imago, seed {seed}"
+    print(f"regress {size}x{size} ({who}): {tally.passed} of {played} move tests as "
           f"expected ({seconds:.0f} s, {seconds / max(played, 1):.2f} s a test)")
     print("  " + ", ".join(f"{name[:-4]} {passed}/{count}"
                            for name, (passed, count) in tally.per_suite.items()))
