@@ -31,7 +31,7 @@ DEFAULT_VISITS = 800
 """Visits a move when no clock or time is given: 0.2-0.5 s a move on 9x9 and
 0.3-1.5 s on 19x19 on a busy 2-core machine (a search stops early once its
 best move is settled). 200 left tactics unread: GNU Go's 9x9 regression
-tests passed 230 of 468 at 200 visits, 236 at 400, 248 at 800
+tests passed 230 of 468 at 200 visits, 236 at 400, 248 at 800 and at 1,600
 (``python -m imago.bench regress``)."""
 
 NO_MODEL = ("", "none", "playouts")
