@@ -7,6 +7,8 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
+from typing import Optional
+
 TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress")
 
 ABOUT = {
@@ -53,6 +55,14 @@ OPTIONS = {
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and
 ``--name=VALUE`` from the arguments it is given."""
+
+
+def option(argv: list[str], name: str, default: Optional[str]) -> Optional[str]:
+    """The value of ``--name=VALUE`` in a topic's ``argv``, else ``default``."""
+    for arg in argv:
+        if arg.startswith(f"--{name}="):
+            return arg.split("=", 1)[1]
+    return default
 
 
 def peak_rss_mb() -> float:

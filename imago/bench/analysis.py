@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from imago.analysis.rulesets import IMAGO_RULES
-from imago.bench.mcts import default_model, option
+from imago.bench import option
+from imago.bench.mcts import default_model
 from imago.game import GameState, color_letter, index_to_vertex
 
 MOVES = 60

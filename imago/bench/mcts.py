@@ -31,20 +31,13 @@ import subprocess
 import sys
 import time
 
-from imago.bench import random_positions
+from imago.bench import option, random_positions
 from imago.game import BLACK, GameState
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, run_searches
 
 
 SIZES = (9, 13, 19)
 """The board sizes whose search speed is measured."""
-
-
-def option(argv: list[str], name: str, default: str) -> str:
-    for arg in argv:
-        if arg.startswith(f"--{name}="):
-            return arg.split("=", 1)[1]
-    return default
 
 
 def default_model() -> str:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
 
+from imago.bench import option
 from imago.engine.engine import GameEngine
 
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
@@ -235,19 +236,19 @@ def pass_tests(tally: Tally) -> list[Outcome]:
 
 
 def main(argv: list[str]) -> int:
-    options = dict(arg[2:].split("=", 1) for arg in argv if arg.startswith("--") and "=" in arg)
-    if "dir" not in options:
+    folder = option(argv, "dir", None)
+    if folder is None:
         print("regress needs --dir FOLDER: a folder of GTP regression suites (.tst), e.g. "
               "GNU Go's source tree's regression/", file=sys.stderr)
         return 2
-    folder, size = Path(options["dir"]), int(options.get("size", 9))
-    seed = int(options.get("seed", 1))
+    folder = Path(folder)
+    size, seed = int(option(argv, "size", "9")), int(option(argv, "seed", "1"))
     if not any(folder.glob("*.tst")):
         print(f"regress: no .tst files in {folder}", file=sys.stderr)
         return 2
     from imago.engine.algorithm import create_algorithm
 
-    command = options.get("engine")
+    command = option(argv, "engine", None)
 
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
         return GameEngine(create_algorithm("random" if command else "mcts", seed=seed), size)
