@@ -13,6 +13,9 @@
     python train.py versus A.keras B.keras --out DIR
                                         two networks head to head at equal visits
                                         (the loop's gate as a command, resumable)
+    python train.py candidate --model M --replay DIR --out FILE
+                                        a network continued on self-play shards
+                                        (the loop's trainer as a command)
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -46,7 +49,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
                     "`train.py rl --help` (the AlphaGo Zero loop); several board sizes in\n"
                     "one network: `train.py stream --help`; networks measured on held-out\n"
                     "games: `train.py heldout --help`; two networks head to head:\n"
-                    "`train.py versus --help`.",
+                    "`train.py versus --help`; a network continued on self-play games:\n"
+                    "`train.py candidate --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -124,7 +128,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
 
 SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
                "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main"),
-               "versus": ("versus", "versus_main")}
+               "versus": ("versus", "versus_main"),
+               "candidate": ("candidate_cli", "candidate_main")}
 """First words that name a subcommand, and its module and function (a
 records folder called so: ./rl)."""
 

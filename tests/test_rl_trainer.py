@@ -228,3 +228,42 @@ def test_value_targets_mix_outcomes_and_searched_values(tmp_path, best, buffer, 
     for b, value in zip(batches, values):
         assert np.allclose(value, (1 - mix) * b["value"] + mix * b["searched"])
     assert RLTrainConfig(value_mix=1.5).problems() == ["value_mix must be from 0 to 1, not 1.5"]
+
+
+def test_candidate_command_trains_on_a_selfplay_folder(tmp_path, best, capsys):
+    """`train.py candidate` continues a network on a self-play folder's
+    replay/ (or a replay folder itself) with the loop's trainer and its
+    options; a model of another size is refused in words, rc 1."""
+    from imago.nn.modelfile import read_metadata
+    from imago.training.candidate_cli import candidate_main
+
+    games = ReplayBuffer(tmp_path / "sp" / "replay", window=1000)
+    games.add([random_game(seed) for seed in range(3)], generation=0)
+    out = tmp_path / "try.keras"
+    assert candidate_main(["--model", str(best), "--replay", str(tmp_path / "sp"),
+                           "--out", str(out), "--steps", "3", "--batch-size", "16",
+                           "--policy-weight", "0.5", "--lr", "0.002", "--no-progress"]) == 0
+    assert "3 steps of 16 on 90 positions" in capsys.readouterr().out
+    config = read_metadata(out)["rl_training"]["config"]
+    assert (config["steps"], config["policy_weight"], config["learning_rate"]) == (3, 0.5, 0.002)
+    assert candidate_main(["--model", str(out), "--replay", str(tmp_path / "sp" / "replay"),
+                           "--out", str(tmp_path / "again.keras"), "--steps", "1",
+                           "--batch-size", "16", "--no-progress"]) == 0
+    assert candidate_main(["--model", str(best), "--replay", str(tmp_path / "sp"),
+                           "--out", str(tmp_path / "x.keras"), "--size", "13",
+                           "--no-progress"]) == 1
+    assert "made for 9x9 boards, not the 13x13 positions" in capsys.readouterr().err
+    assert not (tmp_path / "x.keras").exists()
+
+
+def test_candidate_command_names_bad_options(tmp_path, capsys):
+    from imago.training.candidate_cli import candidate_main
+
+    with pytest.raises(SystemExit):
+        candidate_main(["--model", str(tmp_path / "none.keras"), "--replay",
+                        str(tmp_path / "nowhere"), "--out", "x.keras", "--lr", "0",
+                        "--value-mix", "2"])
+    err = capsys.readouterr().err
+    for words in ("--lr must be positive", "--value-mix must be from 0 to 1",
+                  "no model file", "no folder"):
+        assert words in err

@@ -1,0 +1,139 @@
+"""The command line ``train.py candidate``: one network continued on
+self-play shards, outside the loop.
+
+The loop's trainer stage (:func:`~imago.training.rl_trainer.train_candidate`)
+as a command, so that a change to the training can be tried on games already
+played and measured with ``train.py versus`` before a run uses it:
+
+    python train.py selfplay --games 900 --out sp9
+    python train.py candidate --model models/residual9.keras --replay sp9 --out try.keras
+    python train.py versus try.keras models/residual9.keras --out vs-try
+
+``--replay`` takes a ``train.py selfplay`` folder, a ``train.py rl`` run folder
+(both hold ``replay/``) or a replay folder itself. Argument parsing only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .options import HelpFormatter
+from .rl_trainer import RLTrainConfig
+from .selfplay_run import progress_bar
+
+DEFAULTS = RLTrainConfig()
+
+
+def candidate_parser() -> argparse.ArgumentParser:
+    d = DEFAULTS
+    p = argparse.ArgumentParser(
+        prog="train.py candidate", formatter_class=HelpFormatter,
+        description="Continue a network on self-play positions (replay shards) as the\n"
+                    "self-play loop trains its candidates: policy against the searches'\n"
+                    "visits, value against the outcome mixed with the searched value,\n"
+                    "ownership and score, a random symmetry per position. Writes the\n"
+                    "candidate and its .json atomically; measure it with train.py versus.",
+        epilog="example (the loop's training, tried on games already played):\n"
+               "  python train.py candidate --model models/residual9.keras --replay sp9 "
+               "--out try.keras --steps 1200")
+    p.add_argument("--model", required=True, metavar="FILE", help="the network to continue")
+    p.add_argument("--replay", required=True, metavar="DIR",
+                   help="self-play positions: a `train.py selfplay` or `train.py rl` folder "
+                        "(its replay/ is used) or a folder of replay shards")
+    p.add_argument("--out", required=True, metavar="FILE", help="the candidate (.keras)")
+    p.add_argument("--size", type=int, default=9, metavar="N", help="board size")
+    p.add_argument("--window", type=int, default=250_000, metavar="N",
+                   help="train on the newest N positions of that size")
+    p.add_argument("--steps", type=int, default=d.steps, metavar="N", help="training steps")
+    p.add_argument("--batch-size", type=int, default=d.batch_size, metavar="N",
+                   help="positions per step")
+    p.add_argument("--optimizer", choices=["sgd", "adam"], default=d.optimizer,
+                   help="SGD with momentum 0.9, or Adam")
+    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
+                   metavar="RATE", help="learning rate")
+    p.add_argument("--value-mix", type=float, default=d.value_mix, metavar="M",
+                   help="value target: (1 - M) * the game's outcome + M * the searched value")
+    for head in ("policy", "value", "ownership", "score"):
+        p.add_argument(f"--{head}-weight", type=float,
+                       default=getattr(d, f"{head}_weight"), metavar="W",
+                       help=f"weight of the {head} loss (0: that head learns nothing itself)")
+    p.add_argument("--seed", type=int, default=d.seed, metavar="N", help="random seed")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar")
+    return p
+
+
+def replay_folder(folder: str) -> Path:
+    """The replay shards' folder for ``--replay``: ``DIR/replay`` when it
+    exists (a self-play or run folder), else ``DIR``."""
+    path = Path(folder)
+    return path / "replay" if (path / "replay").is_dir() else path
+
+
+def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
+    problems = [_as_option(problem) for problem in config.problems()]
+    if not Path(args.model).is_file():
+        problems.append(f"no model file {args.model}")
+    if not Path(args.replay).is_dir():
+        problems.append(f"no folder {args.replay}")
+    if args.window < 1:
+        problems.append(f"--window must be at least 1, not {args.window}")
+    return problems
+
+
+def _as_option(problem: str) -> str:
+    """A configuration problem in the options' words: 'learning_rate must
+    be positive' -> '--lr must be positive'."""
+    name, _, rest = problem.partition(" ")
+    option = "lr" if name == "learning_rate" else name.replace("_", "-")
+    return f"--{option} {rest}"
+
+
+def candidate_main(argv: Optional[list[str]] = None) -> int:
+    from .replay import ReplayBuffer
+    from .rl_trainer import train_candidate
+
+    parser = candidate_parser()
+    args = parser.parse_args(argv)
+    config = RLTrainConfig(
+        steps=args.steps, batch_size=args.batch_size, optimizer=args.optimizer,
+        learning_rate=args.learning_rate, value_mix=args.value_mix,
+        policy_weight=args.policy_weight, value_weight=args.value_weight,
+        ownership_weight=args.ownership_weight, score_weight=args.score_weight,
+        seed=args.seed)
+    problems = _problems(args, config)
+    if problems:
+        parser.error("; ".join(problems))
+    buffer = ReplayBuffer(replay_folder(args.replay), window=args.window)
+    bar = progress_bar(config.steps, 0, args.progress, "training", unit="step")
+    shown = [0]
+
+    def progress(step: int, steps: int, logs: dict) -> None:
+        bar.update(step - shown[0])
+        shown[0] = step
+        bar.set_postfix_str(f"policy {logs.get('policy', float('nan')):.3f}", refresh=False)
+
+    try:
+        summary = train_candidate(Path(args.model), buffer, Path(args.out), config,
+                                  size=args.size, progress=progress, log=_stderr)
+    except (OSError, ValueError) as err:
+        print(f"train.py candidate: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("train.py candidate: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    finally:
+        bar.close()
+    print(f"{summary['output']}: {summary['steps']} steps of {summary['batch_size']} on "
+          f"{summary['window']['positions']} positions in {summary['seconds']:.0f} s")
+    return 0
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+__all__ = ["candidate_main", "candidate_parser", "replay_folder"]
