@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional
 
 from .options import HelpFormatter
+from .rl_cli import training_options
 from .rl_trainer import RLTrainConfig
 from .selfplay_run import progress_bar
 
@@ -48,14 +49,7 @@ def candidate_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=int, default=250_000, metavar="N",
                    help="train on the newest N positions of that size")
     p.add_argument("--steps", type=int, default=d.steps, metavar="N", help="training steps")
-    p.add_argument("--batch-size", type=int, default=d.batch_size, metavar="N",
-                   help="positions per step")
-    p.add_argument("--optimizer", choices=["sgd", "adam"], default=d.optimizer,
-                   help="SGD with momentum 0.9, or Adam")
-    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
-                   metavar="RATE", help="learning rate")
-    p.add_argument("--value-mix", type=float, default=d.value_mix, metavar="M",
-                   help="value target: (1 - M) * the game's outcome + M * the searched value")
+    training_options(p, d)
     for head in ("policy", "value", "ownership", "score"):
         p.add_argument(f"--{head}-weight", type=float,
                        default=getattr(d, f"{head}_weight"), metavar="W",

@@ -49,6 +49,20 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
                    help="no progress bar")
 
 
+def training_options(p: argparse.ArgumentParser, defaults) -> None:
+    """The trainer's options of `train.py rl` and `train.py candidate`
+    (``defaults``: an :class:`RLConfig` or an :class:`RLTrainConfig`)."""
+    p.add_argument("--batch-size", type=int, default=defaults.batch_size, metavar="N",
+                   help="positions per training step")
+    p.add_argument("--optimizer", choices=["sgd", "adam"], default=defaults.optimizer,
+                   help="SGD with momentum 0.9, or Adam")
+    p.add_argument("--lr", dest="learning_rate", type=float, default=defaults.learning_rate,
+                   metavar="RATE", help="learning rate")
+    p.add_argument("--value-mix", type=float, default=defaults.value_mix, metavar="M",
+                   help="value target: (1 - M) * the game's outcome + M * the searched value "
+                        "(0: the outcome alone, as AlphaGo Zero)")
+
+
 def selfplay_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="train.py selfplay", formatter_class=HelpFormatter,
@@ -97,15 +111,7 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="replay window (newest positions trained on)")
     p.add_argument("--train-steps", type=int, default=d.train_steps, metavar="N",
                    help="training steps per iteration")
-    p.add_argument("--batch-size", type=int, default=d.batch_size, metavar="N",
-                   help="positions per training step")
-    p.add_argument("--optimizer", choices=["sgd", "adam"], default=d.optimizer,
-                   help="SGD with momentum 0.9, or Adam")
-    p.add_argument("--lr", dest="learning_rate", type=float, default=d.learning_rate,
-                   metavar="RATE", help="learning rate")
-    p.add_argument("--value-mix", type=float, default=d.value_mix, metavar="M",
-                   help="value target: (1 - M) * the game's outcome + M * the searched value "
-                        "(0: the outcome alone, as AlphaGo Zero)")
+    training_options(p, d)
     p.add_argument("--train-from", choices=TRAIN_FROM, default=d.train_from,
                    help="latest: each candidate goes on from the previous one, promoted or "
                         "not (training accumulates, as AlphaGo Zero's); best: from the best "
@@ -247,4 +253,5 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-__all__ = ["selfplay_main", "rl_main", "selfplay_parser", "rl_parser"]
+__all__ = ["selfplay_main", "rl_main", "selfplay_parser", "rl_parser",
+           "training_options"]
