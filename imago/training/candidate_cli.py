@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Optional
 
 from .options import HelpFormatter
-from .rl_cli import training_options
+from .rl_cli import stderr_line, training_options
 from .rl_trainer import RLTrainConfig
-from .selfplay_run import progress_bar
 
 DEFAULTS = RLTrainConfig()
 
@@ -88,7 +87,7 @@ def _as_option(problem: str) -> str:
 
 def candidate_main(argv: Optional[list[str]] = None) -> int:
     from .replay import ReplayBuffer
-    from .rl_trainer import train_candidate
+    from .rl_trainer import train_with_progress
 
     parser = candidate_parser()
     args = parser.parse_args(argv)
@@ -102,32 +101,18 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
     if problems:
         parser.error("; ".join(problems))
     buffer = ReplayBuffer(replay_folder(args.replay), window=args.window)
-    bar = progress_bar(config.steps, 0, args.progress, "training", unit="step")
-    shown = [0]
-
-    def progress(step: int, steps: int, logs: dict) -> None:
-        bar.update(step - shown[0])
-        shown[0] = step
-        bar.set_postfix_str(f"policy {logs.get('policy', float('nan')):.3f}", refresh=False)
-
     try:
-        summary = train_candidate(Path(args.model), buffer, Path(args.out), config,
-                                  size=args.size, progress=progress, log=_stderr)
+        summary = train_with_progress(Path(args.model), buffer, Path(args.out), config,
+                                      size=args.size, shown=args.progress, log=stderr_line)
     except (OSError, ValueError) as err:
         print(f"train.py candidate: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("train.py candidate: interrupted; nothing was written", file=sys.stderr)
         return 130
-    finally:
-        bar.close()
     print(f"{summary['output']}: {summary['steps']} steps of {summary['batch_size']} on "
           f"{summary['window']['positions']} positions in {summary['seconds']:.0f} s")
     return 0
-
-
-def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
 
 
 __all__ = ["candidate_main", "candidate_parser", "replay_folder"]

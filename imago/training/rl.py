@@ -47,9 +47,9 @@ from imago.match.arena import ArenaSettings
 from .data import write_json
 from .rating import GateDecision, MatchResult, RatingLog, elo_history, elo_table, fit_elo
 from .replay import ReplayBuffer
-from .rl_trainer import RLTrainConfig, train_candidate
+from .rl_trainer import RLTrainConfig, train_with_progress
 from .search_play import SelfPlaySettings, komi_spread_problem
-from .selfplay_run import progress_bar, run_selfplay
+from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
 
 Log = Callable[[str], Any]
@@ -328,18 +328,8 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     start = _training_start(run, config, state)
     log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
         f"{config.window} positions ({buffer.positions(config.size)} stored)")
-    bar = progress_bar(config.train_steps, 0, progress, "training", "step")
-
-    def advance(step: int, steps: int, logs: dict) -> None:
-        bar.update(step - bar.n)
-        bar.set_postfix_str(", ".join(f"{k} {v:.3f}" for k, v in logs.items()), refresh=False)
-
-    try:
-        summary = train_candidate(start, buffer, candidate,
-                                  config.train_config(), size=config.size, progress=advance,
-                                  log=log)
-    finally:
-        bar.close()
+    summary = train_with_progress(start, buffer, candidate, config.train_config(),
+                                  size=config.size, shown=progress, log=log)
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
     if config.heldout:
         state["last_heldout"] = _heldout(run, config, state, candidate, log)

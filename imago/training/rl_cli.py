@@ -162,7 +162,7 @@ def selfplay_main(argv: list[str]) -> int:
     try:
         summary = run_selfplay(model, settings, args.games, args.out, workers=args.workers,
                                ray=args.ray, generation=args.generation, seed=args.seed,
-                               progress=args.progress, log=_stderr)
+                               progress=args.progress, log=stderr_line)
     except (OSError, ValueError) as err:
         print(f"train.py selfplay: {err}", file=sys.stderr)
         return 1
@@ -194,9 +194,9 @@ def rl_main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     model = _model(parser, args.model, args.size)
     try:
-        run, config, state = start_run(args.dir, model, config, given, log=_stderr,
+        run, config, state = start_run(args.dir, model, config, given, log=stderr_line,
                                         new_size=args.new_size)
-        run_loop(run, config, state, args.iterations, ray=args.ray, log=_stderr,
+        run_loop(run, config, state, args.iterations, ray=args.ray, log=stderr_line,
                  progress=args.progress)
     except (OSError, ValueError) as err:
         print(f"train.py rl: {err}", file=sys.stderr)
@@ -249,9 +249,10 @@ def _model(parser: argparse.ArgumentParser, model: Optional[str], size: int,
     return str(path)
 
 
-def _stderr(line: str) -> None:
+def stderr_line(line: str) -> None:
+    """A log line on stderr, flushed (the commands' log)."""
     print(line, file=sys.stderr, flush=True)
 
 
 __all__ = ["selfplay_main", "rl_main", "selfplay_parser", "rl_parser",
-           "training_options"]
+           "training_options", "stderr_line"]

@@ -280,6 +280,26 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     return summary
 
 
+def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
+                        config: RLTrainConfig, size: int = 9, shown: bool = False,
+                        log: Callable[[str], Any] = print) -> dict[str, Any]:
+    """:func:`train_candidate` with a progress bar of its steps and their
+    losses on a terminal when ``shown`` (the loop's trainer stage and
+    ``train.py candidate``)."""
+    from .selfplay_run import progress_bar
+
+    bar = progress_bar(config.steps, 0, shown, "training", "step")
+
+    def advance(step: int, steps: int, logs: dict[str, float]) -> None:
+        bar.update(step - bar.n)
+        bar.set_postfix_str(", ".join(f"{k} {v:.3f}" for k, v in logs.items()), refresh=False)
+
+    try:
+        return train_candidate(best_model, buffer, output, config, size=size,
+                               progress=advance, log=log)
+    finally:
+        bar.close()
+
 def _mean(history: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([h[k] for h in history])) for k in history[0]} if history else {}
 
@@ -303,4 +323,4 @@ def _span(generations: list[int]) -> str:
     return str(generations[0]) if len(generations) == 1 else f"{generations[0]}-{generations[-1]}"
 
 
-__all__ = ["RLTrainConfig", "train_candidate", "save_atomically", "window_summary"]
+__all__ = ["RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically", "window_summary"]
