@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from imago.training.rating import (ELO_PER_NAT, GateDecision, MatchResult, Rating, RatingLog,
-                                   elo_history, elo_table, fit_elo, gate, wilson_interval)
+                                   against, elo_history, elo_table, fit_elo, gate,
+                                   wilson_interval)
 
 from conftest import REPO
 
@@ -167,6 +168,27 @@ def test_elo_table_and_history():
     assert [line.split()[0] for line in ordered] == ["player", "gen-1", "gen-2"]
     assert elo_history(ratings, [(2, "gen-2"), (1, "gen-1"), (3, "gen-3")]) == [
         (1, -123.4, 31.6), (2, 87.6, 25.2)]
+
+
+def test_a_second_fit_on_the_anchor_games_alone():
+    """Gate matches won against one's own ancestor raise the chain's
+    ratings; the games against the fixed opponents alone do not."""
+    results = [MatchResult("gen-1", "gen-0", 70, 30), MatchResult("gen-2", "gen-1", 70, 30),
+               MatchResult("gen-0", "gnugo-10", 5, 5), MatchResult("gen-1", "gnugo-10", 5, 5),
+               MatchResult("gen-2", "gnugo-10", 5, 5), MatchResult("gen-2", "kata", 3, 7)]
+    anchor_games = against(results, ["gnugo-10", "kata"])
+    assert anchor_games == results[2:]
+    everything = fit_elo(results, {"gnugo-10": 0.0})
+    anchored = fit_elo(anchor_games, {"gnugo-10": 0.0})
+    assert everything["gen-2"].elo > everything["gen-0"].elo + 200
+    assert abs(anchored["gen-2"].elo - anchored["gen-0"].elo) < 60
+    del anchored["gen-1"]
+    lines = elo_table(everything, anchored=anchored).splitlines()
+    assert lines[0].split() == ["player", "Elo", "±", "games", "anchor-games", "Elo", "±"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert rows["gnugo-10"][-2:] == ["0", "anchor"] and rows["gen-1"][-2:] == ["-", "-"]
+    assert rows["gen-2"][-2] == f"{anchored['gen-2'].elo:.0f}"
+    assert len({len(line) for line in lines}) == 1
 
 
 # --------------------------------------------------------------------- log

@@ -173,6 +173,8 @@ def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
              (tmp_path / "elo.txt").read_text().splitlines()[1:] if row.strip()}
     assert "cand-0001" not in table
     assert table["gen-0001"][2] == "110" and int(table["gen-0001"][0]) > int(table["gen-0000"][0])
+    # the anchor games alone: both 5-5 against GNU Go, so both at its rating
+    assert table["gen-0001"][3] == table["gen-0000"][3] == "0"
 
 
 def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_path):

@@ -227,23 +227,44 @@ def fit_elo(results: Iterable[MatchResult], anchors: Mapping[str, float], *,
             for name, i in index.items()}
 
 
-def elo_table(ratings: Mapping[str, Rating], order: Optional[Sequence[str]] = None) -> str:
+def elo_table(ratings: Mapping[str, Rating], order: Optional[Sequence[str]] = None,
+              anchored: Optional[Mapping[str, Rating]] = None) -> str:
     """A plain-text table of ``ratings``: player, Elo, ± (one standard
     error; "anchor" for a fixed player), games. Rows in ``order`` (names
-    without a rating left out), else strongest first."""
+    without a rating left out), else strongest first.
+
+    ``anchored``, a second fit (e.g. on the games against the fixed
+    opponents alone, see :func:`against`), adds its Elo and ± as two more
+    columns; "-" for a player it does not rate."""
     if order is None:
         order = sorted(ratings, key=lambda name: (-ratings[name].elo, name))
     rows = [("player", "Elo", "±", "games")]
+    if anchored is not None:
+        rows[0] += ("anchor-games Elo", "±")
     for name in order:
         if name in ratings:
-            r = ratings[name]
-            rows.append((name, f"{r.elo:.0f}", "anchor" if r.anchor else f"{r.stderr:.0f}",
-                         f"{r.games:g}"))
-    widths = [max(len(row[c]) for row in rows) for c in range(4)]
+            row = (name,) + _elo_cells(ratings[name]) + (f"{ratings[name].games:g}",)
+            if anchored is not None:
+                row += _elo_cells(anchored[name]) if name in anchored else ("-", "-")
+            rows.append(row)
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     lines = [f"{row[0]:<{widths[0]}}  " + "  ".join(f"{cell:>{widths[c]}}" for c, cell
                                                      in enumerate(row[1:], 1))
              for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def _elo_cells(rating: Rating) -> tuple[str, str]:
+    return f"{rating.elo:.0f}", "anchor" if rating.anchor else f"{rating.stderr:.0f}"
+
+
+def against(results: Iterable[MatchResult], players: Iterable[str]) -> list[MatchResult]:
+    """The results with one of ``players`` on either side: fitted alone,
+    they rate each generation by its games against fixed opponents only,
+    which a chain of self-play matches (won against one's own ancestor)
+    cannot inflate."""
+    players = set(players)
+    return [r for r in results if r.player in players or r.opponent in players]
 
 
 def elo_history(ratings: Mapping[str, Rating], generations: Iterable[tuple[int, str]]
@@ -351,4 +372,4 @@ def _fsync_dir(path: Path) -> None:
 
 
 __all__ = ["wilson_interval", "GateDecision", "gate", "MatchResult", "Rating", "fit_elo",
-           "elo_table", "elo_history", "JsonLines", "RatingLog", "ELO_PER_NAT"]
+           "elo_table", "against", "elo_history", "JsonLines", "RatingLog", "ELO_PER_NAT"]

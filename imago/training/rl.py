@@ -10,6 +10,7 @@ A run lives in one folder (``RUN``)::
     RUN/candidates/           the network trained at each iteration
     RUN/matches/              gate games (one JSON line each), anchor matches
     RUN/ratings.jsonl         every match result; RUN/elo.txt, RUN/elo.png the ratings
+                              (fitted to every match, and to the anchor games alone)
     RUN/tensorboard/          scalars per iteration (when TensorBoard is installed)
 
 Each iteration runs four stages, and ``state.json`` is rewritten atomically
@@ -45,7 +46,8 @@ from typing import Any, Callable, Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
-from .rating import GateDecision, MatchResult, RatingLog, elo_history, elo_table, fit_elo
+from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
+                     fit_elo)
 from .replay import ReplayBuffer
 from .rl_trainer import RLTrainConfig, train_with_progress
 from .search_play import SelfPlaySettings, komi_spread_problem
@@ -149,6 +151,7 @@ ANCHORS = {
 """The fixed opponents a promoted network is rated against: name, command."""
 ANCHOR_ELO = {"gnugo-10": 0.0}
 """GNU Go level 10 is the zero of the Elo scale."""
+ANCHOR_NAMES = frozenset(name for name, _ in ANCHORS.values())
 
 
 class RunFolder:
@@ -475,13 +478,15 @@ def _report(run: RunFolder, state: dict, log: Log) -> None:
     if not results:
         return
     ratings = fit_elo(results, ANCHOR_ELO)
-    table = elo_table(ratings)
+    anchored = fit_elo(against(results, ANCHOR_NAMES), ANCHOR_ELO)
+    table = elo_table(ratings, anchored=anchored)
     (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
-    log("rl: ratings\n" + table)
+    log("rl: ratings (all matches; anchor games alone)\n" + table)
     generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
-    curve = elo_history(ratings, [(g, f"gen-{g:04d}") for g in generations])
-    _plot(run, {"imago": curve}, log)
-    _scalars(run, state, ratings, log)
+    players = [(g, f"gen-{g:04d}") for g in generations]
+    _plot(run, {"all matches": elo_history(ratings, players),
+                "anchor games only": elo_history(anchored, players)}, log)
+    _scalars(run, state, ratings, anchored)
 
 
 def _plot(run: RunFolder, curves: dict, log: Log) -> None:
@@ -497,7 +502,7 @@ def _plot(run: RunFolder, curves: dict, log: Log) -> None:
     os.replace(tmp, run.root / "elo.png")
 
 
-def _scalars(run: RunFolder, state: dict, ratings: dict, log: Log) -> None:
+def _scalars(run: RunFolder, state: dict, ratings: dict, anchored: dict) -> None:
     from imago.nn.summaries import ScalarWriter
 
     writer = ScalarWriter(run.root / "tensorboard")
@@ -507,6 +512,8 @@ def _scalars(run: RunFolder, state: dict, ratings: dict, log: Log) -> None:
     best = f"gen-{state['best_generation']:04d}"
     if best in ratings:
         writer.scalar("elo/best", ratings[best].elo, step)
+    if best in anchored:
+        writer.scalar("elo/best_anchor_games", anchored[best].elo, step)
     for key, value in (state.get("last_selfplay") or {}).items():
         if isinstance(value, (int, float)):
             writer.scalar(f"selfplay/{key}", value, step)
