@@ -198,6 +198,15 @@ def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_
         "--train-from must be one of latest, best, not 'newest'"]
 
 
+def test_the_trainer_settings_are_refused_once_in_the_options_words():
+    from imago.training.rl import RLConfig
+
+    config = RLConfig(train_steps=0, batch_size=0, learning_rate=-1.0, value_mix=2.0)
+    assert config.problems() == [
+        "--train-steps must be at least 1, not 0", "--batch-size must be at least 1, not 0",
+        "--lr must be positive, not -1.0", "--value-mix must be from 0 to 1, not 2.0"]
+
+
 def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeypatch):
     """With --heldout, training ends with the candidate's and the best
     network's top-1 and value error on the folder's held-out games, logged,

@@ -67,7 +67,7 @@ def replay_folder(folder: str) -> Path:
 
 
 def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
-    problems = [_as_option(problem) for problem in config.problems()]
+    problems = config.option_problems()
     if not Path(args.model).is_file():
         problems.append(f"no model file {args.model}")
     if not Path(args.replay).is_dir():
@@ -75,14 +75,6 @@ def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
     if args.window < 1:
         problems.append(f"--window must be at least 1, not {args.window}")
     return problems
-
-
-def _as_option(problem: str) -> str:
-    """A configuration problem in the options' words: 'learning_rate must
-    be positive' -> '--lr must be positive'."""
-    name, _, rest = problem.partition(" ")
-    option = "lr" if name == "learning_rate" else name.replace("_", "-")
-    return f"--{option} {rest}"
 
 
 def candidate_main(argv: Optional[list[str]] = None) -> int:

@@ -95,7 +95,7 @@ class RLConfig:
     def problems(self) -> list[str]:
         out = []
         for name in ("games", "visits", "cheap_visits", "parallel", "workers", "window",
-                     "train_steps", "batch_size", "gate_games"):
+                     "gate_games"):
             if getattr(self, name) < 1:
                 out.append(f"--{name.replace('_', '-')} must be at least 1, "
                            f"not {getattr(self, name)}")
@@ -114,7 +114,7 @@ class RLConfig:
         if unknown:
             out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
         out += self.selfplay_settings(self.resign_value).problems()
-        out += self.train_config().problems()
+        out += self.train_config().option_problems({"steps": "train-steps"})
         return out
 
     def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:

@@ -35,7 +35,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from imago.game.coords import MAX_SIZE
 from .replay import ReplayBuffer
 
 LOSSES = ("policy", "value", "ownership", "score")
+OPTION_NAMES = {"learning_rate": "lr"}
+"""The configuration's fields whose command-line options are spelled otherwise."""
 # metadata of the parent that describes the parent's own training, not the candidate's
 PARENT_ONLY = ("metrics", "training", "data", "command", "date", "keras_version",
                "rl_training", "parent")
@@ -100,6 +102,17 @@ class RLTrainConfig:
                 out.append(f"{name} must not be negative, not {getattr(self, name)}")
         if self.report_every < 1:
             out.append(f"report_every must be at least 1, not {self.report_every}")
+        return out
+
+    def option_problems(self, renames: Optional[Mapping[str, str]] = None) -> list[str]:
+        """:meth:`problems` in a command line's words: each field named as
+        its option (``batch_size`` -> ``--batch-size``), with the options
+        that are spelled otherwise (:data:`OPTION_NAMES`, and ``renames``)."""
+        names = {**OPTION_NAMES, **(renames or {})}
+        out = []
+        for problem in self.problems():
+            field, _, rest = problem.partition(" ")
+            out.append(f"--{names.get(field, field.replace('_', '-'))} {rest}")
         return out
 
 
@@ -300,6 +313,7 @@ def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
     finally:
         bar.close()
 
+
 def _mean(history: list[dict[str, float]]) -> dict[str, float]:
     return {k: float(np.mean([h[k] for h in history])) for k in history[0]} if history else {}
 
@@ -323,4 +337,5 @@ def _span(generations: list[int]) -> str:
     return str(generations[0]) if len(generations) == 1 else f"{generations[0]}-{generations[-1]}"
 
 
-__all__ = ["RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically", "window_summary"]
+__all__ = ["RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically",
+           "window_summary", "OPTION_NAMES"]
