@@ -280,3 +280,35 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
     assert not any("games to play" in line for line in lines)
     assert len(RatingLog(run.root).results()) == 1
     assert RLConfig(start_games=-1).problems() == ["--start-games must be 0 or more, not -1"]
+
+
+def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, monkeypatch):
+    """With --mix, each candidate trains on a share of expert games
+    (imported once into the cache) beside the replay window; a missing
+    --mix folder or a bad share is refused before anything runs."""
+    from imago.nn.modelfile import read_metadata
+    from imago.training import rl
+    from imago.training.rl import RLConfig, start_run
+
+    monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    games = tmp_path / "games"
+    games.mkdir()
+    for number in range(12):
+        (games / f"g-{number:02d}.sgf").write_text(game_sgf(number, moves=30, result="B+3.5"))
+    config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, gate_games=2,
+                      train_steps=1, batch_size=8, rate_games=0, resign_value=-1.0,
+                      mix=[str(games)], mix_share=0.5)
+    assert config.problems() == []
+    lines = []
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lines.append)
+    rl._selfplay(run, config, state, None, lines.append, False)
+    rl._train(run, config, state, lines.append)
+    assert any("4 of each batch from" in line for line in lines), lines
+    meta = read_metadata(run.candidate(1))["rl_training"]
+    assert meta["config"]["mix_share"] == 0.5 and meta["expert"]["positions"] > 0
+
+    assert RLConfig(mix=[str(tmp_path / "none")], mix_share=1.0).problems() == [
+        "--mix-share must be from 0 up to (not including) 1, not 1.0",
+        f"--mix {tmp_path / 'none'}: no such file or folder"]
+    assert RLConfig(mix_share=2.0).problems() == [
+        "--mix-share must be from 0 up to (not including) 1, not 2.0"]

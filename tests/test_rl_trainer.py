@@ -267,3 +267,59 @@ def test_candidate_command_names_bad_options(tmp_path, capsys):
     for words in ("--lr must be positive", "--value-mix must be from 0 to 1",
                   "no model file", "no folder"):
         assert words in err
+
+
+def test_a_share_of_each_batch_comes_from_expert_games(tmp_path, best, buffer, monkeypatch):
+    """``mix_share`` of every batch (rounded) is drawn from the expert
+    games, the rest from the replay window; the candidate's metadata names
+    both; a share without expert games, or a window of expert games smaller
+    than its part of a batch, is refused in words."""
+    from imago.nn.modelfile import read_metadata
+
+    expert = ReplayBuffer(tmp_path / "expert", window=10 ** 9)
+    expert.add([random_game(seed, fixed=True) for seed in range(10, 12)], generation=0)
+    drawn = {"window": [], "expert": []}
+    for name, buf in (("window", buffer), ("expert", expert)):
+        monkeypatch.setattr(buf, "sample", lambda n, *a, _s=buf.sample, _k=name, **k:
+                            drawn[_k].append(n) or _s(n, *a, **k))
+    lines = []
+    out = tmp_path / "mixed.keras"
+    train_candidate(best, buffer, out, RLTrainConfig(steps=3, batch_size=32, mix_share=0.25),
+                    log=lines.append, mix=expert)
+    assert drawn == {"window": [24, 24, 24], "expert": [8, 8, 8]}
+    assert "8 of each batch from 60 positions of expert games" in lines[0]
+    meta = read_metadata(out)["rl_training"]
+    assert meta["expert"]["positions"] == 60 and meta["config"]["mix_share"] == 0.25
+
+    with pytest.raises(ValueError, match="mix_share is 0.25 but no expert games were given"):
+        train_candidate(best, buffer, tmp_path / "c.keras",
+                        RLTrainConfig(steps=1, batch_size=32, mix_share=0.25))
+    with pytest.raises(ValueError, match="holds 60 positions, fewer than one batch of 64"):
+        train_candidate(best, buffer, tmp_path / "c.keras",
+                        RLTrainConfig(steps=1, batch_size=128, mix_share=0.5), mix=expert)
+    assert not (tmp_path / "c.keras").exists()
+
+
+def test_candidate_command_mixes_sgf_games(tmp_path, best, capsys, monkeypatch):
+    from imago.nn.modelfile import read_metadata
+    from imago.training.candidate_cli import candidate_main
+
+    monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    games = ReplayBuffer(tmp_path / "sp" / "replay", window=1000)
+    games.add([random_game(seed) for seed in range(3)], generation=0)
+    data = tmp_path / "data"
+    data.mkdir()
+    for k in range(12):
+        (data / f"g{k}.sgf").write_text(
+            "(;GM[1]FF[4]SZ[9]KM[7.5]RE[W+2.5];B[ee];W[cc];B[gg];W[cg];B[gc];W[gf])")
+    out = tmp_path / "try.keras"
+    assert candidate_main(["--model", str(best), "--replay", str(tmp_path / "sp"),
+                           "--out", str(out), "--steps", "2", "--batch-size", "16",
+                           "--mix", str(data), "--mix-share", "0.5", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "expert games: importing" in err and "8 of each batch from" in err
+    assert read_metadata(out)["rl_training"]["config"]["mix_share"] == 0.5
+    with pytest.raises(SystemExit):
+        candidate_main(["--model", str(best), "--replay", str(tmp_path / "sp"),
+                        "--out", str(out), "--mix", str(tmp_path / "nowhere")])
+    assert "no such file or folder" in capsys.readouterr().err

@@ -22,7 +22,7 @@ from typing import Optional
 
 from .options import HelpFormatter
 from .rl_cli import stderr_line, training_options
-from .rl_trainer import RLTrainConfig
+from .rl_trainer import RLTrainConfig, mix_problems
 
 DEFAULTS = RLTrainConfig()
 
@@ -67,7 +67,7 @@ def replay_folder(folder: str) -> Path:
 
 
 def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
-    problems = config.option_problems()
+    problems = config.option_problems() + mix_problems(args.mix, args.mix_share)
     if not Path(args.model).is_file():
         problems.append(f"no model file {args.model}")
     if not Path(args.replay).is_dir():
@@ -78,6 +78,7 @@ def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
 
 
 def candidate_main(argv: Optional[list[str]] = None) -> int:
+    from .expert import mixed_games
     from .replay import ReplayBuffer
     from .rl_trainer import train_with_progress
 
@@ -88,14 +89,16 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
         learning_rate=args.learning_rate, value_mix=args.value_mix,
         policy_weight=args.policy_weight, value_weight=args.value_weight,
         ownership_weight=args.ownership_weight, score_weight=args.score_weight,
-        seed=args.seed)
+        mix_share=args.mix_share if args.mix else 0.0, seed=args.seed)
     problems = _problems(args, config)
     if problems:
         parser.error("; ".join(problems))
     buffer = ReplayBuffer(replay_folder(args.replay), window=args.window)
     try:
+        mix = mixed_games(args.mix, Path(args.model), args.size, log=stderr_line)
         summary = train_with_progress(Path(args.model), buffer, Path(args.out), config,
-                                      size=args.size, shown=args.progress, log=stderr_line)
+                                      size=args.size, shown=args.progress, log=stderr_line,
+                                      mix=mix)
     except (OSError, ValueError) as err:
         print(f"train.py candidate: {err}", file=sys.stderr)
         return 1

@@ -46,10 +46,11 @@ from typing import Any, Callable, Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
+from .expert import mixed_games
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
                      fit_elo)
 from .replay import ReplayBuffer
-from .rl_trainer import RLTrainConfig, train_with_progress
+from .rl_trainer import MIX_SHARE, RLTrainConfig, mix_problems, train_with_progress
 from .search_play import SelfPlaySettings, komi_spread_problem
 from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
@@ -80,6 +81,8 @@ class RLConfig:
     learning_rate: float = 0.001
     train_from: str = "latest"
     value_mix: float = 0.5
+    mix: list = field(default_factory=list)
+    mix_share: float = MIX_SHARE
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
@@ -115,6 +118,7 @@ class RLConfig:
             out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
         out += self.selfplay_settings(self.resign_value).problems()
         out += self.train_config().option_problems({"steps": "train-steps"})
+        out += mix_problems(self.mix, self.mix_share)
         return out
 
     def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
@@ -133,7 +137,8 @@ class RLConfig:
     def train_config(self) -> RLTrainConfig:
         return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
                              optimizer=self.optimizer, learning_rate=self.learning_rate,
-                             value_mix=self.value_mix, seed=self.seed)
+                             value_mix=self.value_mix,
+                             mix_share=self.mix_share if self.mix else 0.0, seed=self.seed)
 
 
 TRAIN_FROM = ("latest", "best")
@@ -331,8 +336,9 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     start = _training_start(run, config, state)
     log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
         f"{config.window} positions ({buffer.positions(config.size)} stored)")
+    mix = mixed_games(config.mix, start, config.size, log=log)
     summary = train_with_progress(start, buffer, candidate, config.train_config(),
-                                  size=config.size, shown=progress, log=log)
+                                  size=config.size, shown=progress, log=log, mix=mix)
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
     if config.heldout:
         state["last_heldout"] = _heldout(run, config, state, candidate, log)

@@ -11,6 +11,7 @@ from typing import Optional
 
 from .options import HelpFormatter
 from .rl import ANCHORS, TRAIN_FROM, RLConfig
+from .rl_trainer import MIX_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
 
 RL_DEFAULTS = RLConfig()
@@ -61,6 +62,14 @@ def training_options(p: argparse.ArgumentParser, defaults) -> None:
     p.add_argument("--value-mix", type=float, default=defaults.value_mix, metavar="M",
                    help="value target: (1 - M) * the game's outcome + M * the searched value "
                         "(0: the outcome alone, as AlphaGo Zero)")
+    p.add_argument("--mix", action="append", default=[],
+                   metavar="SGF",
+                   help="expert games (SGF files or folders; again for more) mixed into "
+                        "every training batch, so that the network keeps what they taught "
+                        "it (imported once into the cache; random openings in index.tsv "
+                        "and the supervised training's validation games left out)")
+    p.add_argument("--mix-share", type=float, default=MIX_SHARE, metavar="S",
+                   help="the share of each batch drawn from the --mix games")
 
 
 def selfplay_parser() -> argparse.ArgumentParser:

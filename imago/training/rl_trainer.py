@@ -35,7 +35,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from imago.game.coords import MAX_SIZE
 from .replay import ReplayBuffer
 
 LOSSES = ("policy", "value", "ownership", "score")
+MIX_SHARE = 0.25
+"""The share of each batch drawn from expert games when there are some (``--mix``)."""
 OPTION_NAMES = {"learning_rate": "lr"}
 """The configuration's fields whose command-line options are spelled otherwise."""
 # metadata of the parent that describes the parent's own training, not the candidate's
@@ -67,7 +69,9 @@ class RLTrainConfig:
     their outcomes alone, one label shared by every position of a game,
     teach the value head those games rather than Go (on rl9's window, 200
     steps on outcomes raised the value error on held-out KataGo games from
-    0.695 to 0.905; mixed half and half, 0.727).
+    0.695 to 0.905; mixed half and half, 0.727). ``mix_share`` of every
+    batch (rounded) comes from expert games (:mod:`imago.training.expert`)
+    when the trainer is given them.
     The L2 penalty is the network's own (on its layers, see its ``l2``)."""
 
     steps: int = 400
@@ -80,6 +84,7 @@ class RLTrainConfig:
     ownership_weight: float = 0.5
     score_weight: float = 1.0
     value_mix: float = 0.5
+    mix_share: float = 0.0
     symmetries: bool = True
     report_every: int = 20
     seed: int = 0
@@ -97,6 +102,9 @@ class RLTrainConfig:
             out.append(f"learning_rate must be positive, not {self.learning_rate}")
         if not 0.0 <= self.value_mix <= 1.0:
             out.append(f"value_mix must be from 0 to 1, not {self.value_mix}")
+        if not 0.0 <= self.mix_share < 1.0:
+            out.append(f"mix_share must be from 0 up to (not including) 1, "
+                       f"not {self.mix_share}")
         for name in ("policy_weight", "value_weight", "ownership_weight", "score_weight"):
             if not getattr(self, name) >= 0:
                 out.append(f"{name} must not be negative, not {getattr(self, name)}")
@@ -114,6 +122,22 @@ class RLTrainConfig:
             field, _, rest = problem.partition(" ")
             out.append(f"--{names.get(field, field.replace('_', '-'))} {rest}")
         return out
+
+
+def mix_problems(inputs: Sequence[str], share: float) -> list[str]:
+    """What is wrong with ``--mix`` and ``--mix-share``, in the options'
+    words. With ``--mix`` the share is the trainer's (its
+    :meth:`RLTrainConfig.option_problems` names a bad one); without, it is
+    checked here, so that a bad share is named either way, once."""
+    out = [f"--mix {p}: no such file or folder" for p in inputs if not Path(p).exists()]
+    if not inputs:
+        out += RLTrainConfig(mix_share=share).option_problems()
+    return out
+
+
+def mix_count(config: RLTrainConfig) -> int:
+    """How many positions of each batch come from expert games."""
+    return int(round(config.mix_share * config.batch_size))
 
 
 def window_summary(buffer: ReplayBuffer, size: int) -> dict[str, Any]:
@@ -191,10 +215,13 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
                     config: Optional[RLTrainConfig] = None, size: int = 9,
                     progress: Optional[Callable[[int, int, dict[str, float]], Any]] = None,
                     log: Callable[[str], Any] = print,
-                    metadata: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+                    metadata: Optional[dict[str, Any]] = None,
+                    mix: Optional[ReplayBuffer] = None) -> dict[str, Any]:
     """Continue the network at ``best_model`` on the ``size`` x ``size``
     replay window of ``buffer`` for ``config.steps`` minibatches and write
-    the result to ``output`` (``.keras`` + ``.json``, atomically).
+    the result to ``output`` (``.keras`` + ``.json``, atomically). With
+    ``mix`` (expert games as replay shards), ``config.mix_share`` of each
+    batch is drawn from it.
 
     ``progress(step, steps, logs)`` is called every ``config.report_every``
     steps and after the last, ``logs`` being the mean losses over those
@@ -226,6 +253,14 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     net = NeuralNetwork.load(best_model)
     window = window_summary(buffer, size)
     refusal = _refusal(net, best_model, buffer, window, size, config.batch_size)
+    mixed = mix_count(config)
+    expert = None
+    if mixed:
+        if mix is None:
+            refusal = refusal or f"mix_share is {config.mix_share} but no expert games were given"
+        else:
+            expert = window_summary(mix, size)
+            refusal = refusal or _refusal(net, best_model, mix, expert, size, mixed)
     if refusal:
         raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
 
@@ -237,7 +272,11 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
                 policy_target="distribution")
 
     def next_batch(step: int):
-        b = buffer.sample(config.batch_size, rng, size=size, symmetries=config.symmetries)
+        b = buffer.sample(config.batch_size - mixed, rng, size=size,
+                          symmetries=config.symmetries)
+        if mixed:
+            e = mix.sample(mixed, rng, size=size, symmetries=config.symmetries)
+            b = {k: np.concatenate([b[k], e[k]]) for k in b}
         if b["planes"].shape[-1] != net.planes:
             raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
                              f"planes, {best_model.name} takes {net.planes}")
@@ -253,7 +292,10 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     log(f"training a candidate from {best_model.name}: {config.steps} steps of "
         f"{config.batch_size} on {window['positions']} {size}x{size} positions "
         f"({window['shards']} shards, generations "
-        f"{_span(window['generations'])}), {config.optimizer} at {config.learning_rate:g}")
+        f"{_span(window['generations'])})"
+        + (f", {mixed} of each batch from {expert['positions']} positions of expert games"
+           if mixed else "")
+        + f", {config.optimizer} at {config.learning_rate:g}")
     start = time.perf_counter()
     history = train_steps(net, next_batch, config.steps, every=config.report_every,
                           on_report=report)
@@ -268,16 +310,19 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         "samples_per_second": round(samples / max(seconds, 1e-9), 1),
         "window": window,
     }
+    if expert is not None:
+        summary["expert"] = expert
     parent_meta = net.metadata
     net.metadata = {k: v for k, v in parent_meta.items() if k not in PARENT_ONLY}
     record = {
         "parent": {"path": str(best_model), "name": best_model.name,
                    "sha256": _sha256(best_model), "date": parent_meta.get("date"),
                    "parent": (parent_meta.get("parent") or {}).get("name")},
-        "rl_training": {**{k: v for k, v in summary.items() if k != "window"},
+        "rl_training": {**{k: v for k, v in summary.items() if k not in ("window", "expert")},
                         "total_steps": config.steps + int(
                             (parent_meta.get("rl_training") or {}).get("total_steps", 0)),
-                        "replay": window, "config": asdict(config), "l2": net.l2,
+                        "replay": window, "expert": expert, "config": asdict(config),
+                        "l2": net.l2,
                         "finished": _dt.datetime.now(_dt.timezone.utc)
                         .isoformat(timespec="seconds")},
     }
@@ -295,7 +340,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
 
 def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
                         config: RLTrainConfig, size: int = 9, shown: bool = False,
-                        log: Callable[[str], Any] = print) -> dict[str, Any]:
+                        log: Callable[[str], Any] = print,
+                        mix: Optional[ReplayBuffer] = None) -> dict[str, Any]:
     """:func:`train_candidate` with a progress bar of its steps and their
     losses on a terminal when ``shown`` (the loop's trainer stage and
     ``train.py candidate``)."""
@@ -309,7 +355,7 @@ def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
 
     try:
         return train_candidate(best_model, buffer, output, config, size=size,
-                               progress=advance, log=log)
+                               progress=advance, log=log, mix=mix)
     finally:
         bar.close()
 
@@ -337,5 +383,5 @@ def _span(generations: list[int]) -> str:
     return str(generations[0]) if len(generations) == 1 else f"{generations[0]}-{generations[-1]}"
 
 
-__all__ = ["RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically",
+__all__ = ["MIX_SHARE", "mix_count", "mix_problems", "RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically",
            "window_summary", "OPTION_NAMES"]

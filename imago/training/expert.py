@@ -1,0 +1,195 @@
+"""Expert games mixed into the self-play loop's training.
+
+The loop trains each candidate on its own newest games. Started from a
+network learned from a strong engine's games (the shipped 9x9 network: KataGo
+at 100 visits, ``../shared/data/katago9``), it drifts from what those games
+taught: rl9b's second generation beat its start 66% of 200 games and not the
+anchors at all (23 of 100 against 22 of 100). ``--mix FOLDER`` keeps a share
+of every training batch (``--mix-share``) on such games, so that a candidate
+learns from its own searches without forgetting them.
+
+:func:`import_games` writes the games of SGF files as replay shards (a
+folder a :class:`~imago.training.replay.ReplayBuffer` reads): per position
+the move played as a one-hot policy target (a "full search"), the outcome as
+both the value and the searched value, the final ownership (dead stones from
+the record's markup, or GNU Go's ``final_status_list dead`` when given) and
+Black's lead from ``RE``. The random opening moves ``index.tsv`` lists are
+skipped, games of another size or without a result are left out by name,
+and so are the games the supervised training holds out for validation (the
+same split by game, :func:`~imago.training.data.is_validation_game`), so
+that held-out figures stay held out. A ``done.json`` written last says what
+the folder holds; a folder without it (an import killed half-way) is
+imported again from the start.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+
+from imago.game import BLACK, GameState
+from imago.sgf import find_sgf_files
+
+from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
+from .data import parse_result, readable_files, write_json
+from .replay import GameRecord, ReplayBuffer
+from .stream import binary_plane_set, result_lead
+
+DONE = "done.json"
+"""Written last into an imported folder: its sources, plane set and counts."""
+GAMES_PER_SHARD = 200
+VALIDATION = 0.1
+"""The share of games held out by the supervised training (``train.py
+--validation``'s default, with which the shipped networks were trained)."""
+
+
+def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "",
+                  path: Optional[Path] = None, gnugo: Optional[GnuGoDead] = None
+                  ) -> Optional[GameRecord]:
+    """The replay record of one finished game (its main line from move
+    ``skip + 1``), or None when it has no result or no move to learn."""
+    result = (state.root.properties.get("RE") or [None])[0]
+    winner = parse_result(result)
+    if winner is None:
+        return None
+    arrays = game_samples(state, binary_plane_set(plane_set), skip, path, gnugo)
+    n = len(arrays["moves"])
+    if not n:
+        return None
+    size = state.size
+    area = size * size
+    colors = np.array([node.color for node in state.root.main_line() if node.is_move][skip:],
+                      np.int8)
+    policy = np.zeros((n, area + 1), np.float32)
+    policy[np.arange(n), arrays["moves"]] = 1.0
+    own_black = arrays["ownership"][0] * (1 if colors[0] == BLACK else -1)
+    lead = result_lead(result)
+    return GameRecord(
+        size=size, komi=float(state.komi), planes=arrays["planes"], to_move=colors,
+        moves=arrays["moves"], policy=policy, full=np.ones(n, bool),
+        searched=arrays["values"], winner=winner,
+        score=float(lead) if lead is not None else 0.0,
+        ownership=own_black.astype(np.int8), resigned=lead is None,
+        plane_set=plane_set, name=name)
+
+
+def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
+                 gnugo: Optional[GnuGoDead] = None, validation: float = VALIDATION,
+                 log: Callable[[str], Any] = print) -> dict[str, Any]:
+    """Write the ``size`` x ``size`` games of the SGF files and folders
+    ``inputs`` as replay shards in ``folder`` (see the module docstring)
+    and return what :data:`DONE` records. A folder already imported from
+    the same sources with the same planes is kept as it is."""
+    folder = Path(folder)
+    sources = sorted(str(Path(i).resolve()) for i in inputs)
+    done = imported(folder)
+    if done is not None and done["sources"] == sources and done["plane_set"] == plane_set \
+            and done["size"] == size:
+        return done
+    if folder.exists():
+        shutil.rmtree(folder)
+    buffer = ReplayBuffer(folder, window=10 ** 9)
+    files, problems = find_sgf_files(list(inputs))
+    files = readable_files(files, problems)
+    kept, counts = [], {"games": 0, "positions": 0, "held_out": 0, "other_size": 0,
+                        "no_result": 0}
+
+    def flush() -> None:
+        if kept:
+            buffer.add(kept, generation=0, worker="expert")
+            kept.clear()
+
+    for path, name, state, opening in named_games(files, problems):
+        if state.size != size:
+            counts["other_size"] += 1
+            continue
+        if is_validation_game(name, validation):
+            counts["held_out"] += 1
+            continue
+        try:
+            record = expert_record(state, plane_set, opening, name, path, gnugo)
+        except (ValueError, OSError) as err:
+            problems.append(f"{name}: {err}")
+            continue
+        if record is None:
+            counts["no_result"] += 1
+            continue
+        kept.append(record)
+        counts["games"] += 1
+        counts["positions"] += len(record)
+        if len(kept) >= GAMES_PER_SHARD:
+            flush()
+    flush()
+    for problem in problems:
+        log(f"expert games: skipped {problem}")
+    if not counts["games"]:
+        raise ValueError(f"no finished {size}x{size} game with a result to learn from in "
+                         f"{', '.join(sources)}")
+    done = {"sources": sources, "plane_set": plane_set, "size": size,
+            "dead": "gnugo" if gnugo is not None else "markup", **counts,
+            "unreadable": len(problems)}
+    write_json(folder / DONE, done)
+    log(f"expert games: {counts['games']} {size}x{size} games, {counts['positions']} "
+        f"positions in {folder} ({counts['held_out']} held out for validation, "
+        f"{counts['other_size']} of other sizes, {counts['no_result']} without a result)")
+    return done
+
+
+def imported(folder: Path) -> Optional[dict[str, Any]]:
+    """What an import into ``folder`` finished with, or None (none, or
+    killed before the end)."""
+    try:
+        return json.loads((Path(folder) / DONE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def expert_buffer(folder: Path) -> ReplayBuffer:
+    """The replay buffer of an imported folder, every position in its window."""
+    return ReplayBuffer(Path(folder), window=10 ** 9)
+
+
+def expert_games(inputs: Iterable[str], plane_set: str, size: int,
+                 cache_dir: Optional[Path] = None,
+                 log: Callable[[str], Any] = print) -> ReplayBuffer:
+    """The expert games of ``inputs`` as a replay buffer, imported once
+    into the cache (``$IMAGO_CACHE`` or ``~/.cache/imago``, under
+    ``expert/``; a folder per sources, planes and size) and read from there
+    afterwards. ValueError when they hold no game to learn from."""
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    sources = sorted(str(Path(i).resolve()) for i in inputs)
+    key = hashlib.sha1(json.dumps([sources, plane_set, size]).encode()).hexdigest()[:16]
+    folder = cache_dir / "expert" / key
+    if imported(folder) is None:
+        log(f"expert games: importing {', '.join(sources)} into {folder}")
+    import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log)
+    return expert_buffer(folder)
+
+
+def mixed_games(inputs: Sequence[str], model: Path, size: int,
+                log: Callable[[str], Any] = print) -> Optional[ReplayBuffer]:
+    """:func:`expert_games` of ``inputs`` in the planes ``model`` takes
+    (the trainer's ``mix``), or None without inputs."""
+    if not inputs:
+        return None
+    from imago.nn.modelfile import read_metadata
+
+    return expert_games(inputs, read_metadata(model)["plane_set"], size, log=log)
+
+
+def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
+    """GNU Go to find the dead stones of records without markup, or None
+    when it is not installed (then stones left on the board count alive)."""
+    try:
+        return GnuGoDead(cache_dir)
+    except FileNotFoundError:
+        return None
+
+
+__all__ = ["expert_record", "import_games", "imported", "expert_buffer", "expert_games",
+           "mixed_games", "gnugo_dead_stones", "DONE", "VALIDATION"]

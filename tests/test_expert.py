@@ -1,0 +1,122 @@
+"""Expert games mixed into the self-play loop's training (``--mix``): SGF
+games as replay records (the move played as the policy target, the outcome
+as the value, random openings skipped), imported once into the cache with
+held-out and unusable games left out by name, and a share of every training
+batch drawn from them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from imago.game import BLACK, WHITE
+from imago.sgf import load
+from imago.training.data import is_validation_game
+from imago.training.expert import (DONE, expert_buffer, expert_games, expert_record,
+                                   import_games)
+from imago.training.rl_trainer import RLTrainConfig, mix_problems
+
+GAME = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]RE[{result}];B[ee];W[cc];B[gg];W[cg];B[gc];W[tt])"
+WIDTH = 26  # the extended planes
+
+
+def write_games(folder, count: int, result: str = "B+10.5"):
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for k in range(count):
+        path = folder / f"game-{k:03d}.sgf"
+        path.write_text(GAME.format(result=result))
+        paths.append(path)
+    return paths
+
+
+def test_a_record_learns_the_moves_played_and_the_outcome(tmp_path):
+    path = write_games(tmp_path, 1)[0]
+    record = expert_record(load(path)[0], "extended", skip=1, name="g")
+    assert record.problems() == []
+    assert len(record) == 5  # six moves, the first a random opening
+    assert record.to_move.tolist() == [WHITE, BLACK, WHITE, BLACK, WHITE]
+    assert record.full.all() and np.allclose(record.policy.sum(axis=1), 1)
+    assert record.policy[-1, 81] == 1  # the last move is a pass
+    assert record.searched.tolist() == [-1, 1, -1, 1, -1]  # Black won
+    assert (record.winner, record.score, record.resigned) == (BLACK, 10.5, False)
+    assert record.ownership.shape == (81,) and record.ownership[4 * 9 + 4] == 1  # E5, Black's
+
+    path.write_text(GAME.format(result="W+R"))
+    record = expert_record(load(path)[0], "extended")
+    assert (record.winner, record.score, record.resigned) == (WHITE, 0.0, True)
+    assert record.problems() == []
+    path.write_text(GAME.format(result="?"))
+    assert expert_record(load(path)[0], "extended") is None
+
+
+def test_import_leaves_out_held_out_other_size_and_unusable_games(tmp_path):
+    data = tmp_path / "data"
+    write_games(data, 40)
+    (data / "index.tsv").write_text("file\trandom_opening_moves\ngame-000.sgf\t2\n")
+    (data / "big.sgf").write_text(GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
+    (data / "none.sgf").write_text(GAME.format(result=""))
+    (data / "broken.sgf").write_text("(;GM[1]SZ[9];B[ee")
+    lines = []
+    done = import_games([str(data)], tmp_path / "expert", "extended", 9, log=lines.append)
+    held = sum(is_validation_game(str(p), 0.1) for p in sorted(data.glob("game-*.sgf")))
+    assert held > 0
+    assert (done["games"], done["held_out"], done["other_size"], done["no_result"],
+            done["unreadable"]) == (40 - held, held, 1, 1, 1)
+    first_kept = not is_validation_game(str(data / "game-000.sgf"), 0.1)
+    assert done["positions"] == 6 * (40 - held) - 2 * first_kept
+    assert any("broken.sgf" in line for line in lines)
+    buffer = expert_buffer(tmp_path / "expert")
+    assert buffer.positions(9) == done["positions"]
+    batch = buffer.sample(8, np.random.default_rng(0), 9)
+    assert batch["planes"].shape == (8, 9, 9, WIDTH) and (batch["policy_weight"] == 1).all()
+
+    # imported once: the same sources again keep the folder as it is
+    stamp = (tmp_path / "expert" / DONE).stat().st_mtime_ns
+    assert import_games([str(data)], tmp_path / "expert", "extended", 9, log=lines.append) == done
+    assert (tmp_path / "expert" / DONE).stat().st_mtime_ns == stamp
+    with pytest.raises(ValueError, match="no finished 19x19 game"):
+        import_games([str(data)], tmp_path / "other", "extended", 19, log=lines.append)
+    assert not (tmp_path / "other" / DONE).exists()
+
+
+def test_an_import_killed_half_way_starts_again(tmp_path):
+    data = tmp_path / "data"
+    write_games(data, 5)
+    folder = tmp_path / "expert"
+    import_games([str(data)], folder, "extended", 9, log=lambda _: None)
+    (folder / DONE).unlink()  # as if killed before the end
+    (folder / "shard-stray.npz").write_bytes(b"half")
+    done = import_games([str(data)], folder, "extended", 9, log=lambda _: None)
+    assert not (folder / "shard-stray.npz").exists()
+    assert json.loads((folder / DONE).read_text()) == done
+
+
+def test_expert_games_are_cached_per_source_and_planes(tmp_path):
+    data = tmp_path / "data"
+    write_games(data, 5)
+    lines = []
+    first = expert_games([str(data)], "extended", 9, cache_dir=tmp_path / "cache",
+                         log=lines.append)
+    assert first.folder.parent == tmp_path / "cache" / "expert"
+    assert any("importing" in line for line in lines)
+    lines.clear()
+    again = expert_games([str(data)], "extended", 9, cache_dir=tmp_path / "cache",
+                         log=lines.append)
+    assert again.folder == first.folder and not any("importing" in line for line in lines)
+    history = expert_games([str(data)], "history", 9, cache_dir=tmp_path / "cache",
+                           log=lines.append)
+    assert history.folder != first.folder
+
+
+def test_mix_options_are_named_when_wrong(tmp_path):
+    assert mix_problems([], 0.25) == []
+    assert mix_problems([], 1.0) == [
+        "--mix-share must be from 0 up to (not including) 1, not 1.0"]
+    assert mix_problems([str(tmp_path / "nowhere")], 0.25) == [
+        f"--mix {tmp_path / 'nowhere'}: no such file or folder"]
+    # with --mix, the trainer's own configuration names the share
+    assert RLTrainConfig(mix_share=-0.1).option_problems() == [
+        "--mix-share must be from 0 up to (not including) 1, not -0.1"]
