@@ -120,3 +120,16 @@ def test_mix_options_are_named_when_wrong(tmp_path):
     # with --mix, the trainer's own configuration names the share
     assert RLTrainConfig(mix_share=-0.1).option_problems() == [
         "--mix-share must be from 0 up to (not including) 1, not -0.1"]
+
+
+def test_a_folder_imported_from_other_games_is_replaced_not_mixed(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_games(one, 3)
+    write_games(two, 30)
+    folder = tmp_path / "expert"
+    (folder).mkdir()
+    (folder / "notes.txt").write_text("mine")
+    first = import_games([str(one)], folder, "extended", 9, log=lambda _: None)
+    second = import_games([str(two)], folder, "extended", 9, log=lambda _: None)
+    assert expert_buffer(folder).positions(9) == second["positions"] != first["positions"]
+    assert (folder / "notes.txt").read_text() == "mine"

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -84,15 +83,17 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
     """Write the ``size`` x ``size`` games of the SGF files and folders
     ``inputs`` as replay shards in ``folder`` (see the module docstring)
     and return what :data:`DONE` records. A folder already imported from
-    the same sources with the same planes is kept as it is."""
+    the same sources with the same planes is kept as it is; otherwise its
+    shards are replaced (other files in it are left alone)."""
     folder = Path(folder)
     sources = sorted(str(Path(i).resolve()) for i in inputs)
     done = imported(folder)
     if done is not None and done["sources"] == sources and done["plane_set"] == plane_set \
             and done["size"] == size:
         return done
-    if folder.exists():
-        shutil.rmtree(folder)
+    (folder / DONE).unlink(missing_ok=True)  # first: a kill below leaves no false record
+    for stale in folder.glob("shard-*.npz"):  # of another import, or one that did not finish
+        stale.unlink()
     buffer = ReplayBuffer(folder, window=10 ** 9)
     files, problems = find_sgf_files(list(inputs))
     files = readable_files(files, problems)
