@@ -111,6 +111,37 @@ def test_self_play_killed_mid_run_resumes_without_losing_or_repeating(tmp_path, 
     assert again.returncode == 0 and "nothing to play" in again.stdout
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see the workers")
+def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_model):
+    """SIGINT to the driver only (``kill -INT PID``, not Ctrl-C's whole
+    process group): it says so and exits at once, its workers stopped,
+    instead of waiting at exit for the chunks in flight (played to the end
+    for nobody: a minute here, many on 9x9 with the shipped network)."""
+    out = tmp_path / "play"
+    command = [sys.executable, str(ROOT / "train.py"), "selfplay", "--model", str(tiny_model),
+               "--games", "400", "--out", str(out), "--parallel", "32", "--visits", "16",
+               "--cheap-visits", "16", "--seed", "5", "--resign-value", "-1",
+               "--workers", "2", "--no-progress"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 120
+    try:
+        while len(children.read_text().split()) < 3:  # the resource tracker and two workers
+            assert process.poll() is None and time.monotonic() < deadline, "no workers"
+            time.sleep(0.2)
+        workers = children.read_text().split()
+        time.sleep(8)  # the workers are in their first chunks
+        os.kill(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=20)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert process.returncode == 130 and "interrupted" in err, err[-2000:]
+    assert all(_gone(int(pid)) for pid in workers)
+
+
 DRIVER = """
 import os, sys, time
 from imago.training.selfplay_run import _executor
