@@ -305,6 +305,8 @@ def test_candidate_command_mixes_sgf_games(tmp_path, best, capsys, monkeypatch):
     from imago.training.candidate_cli import candidate_main
 
     monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    # GNU Go reads an unfinished game's dead stones for seconds (a finished one's in ms)
+    monkeypatch.setattr("imago.training.expert.gnugo_dead_stones", lambda cache: None)
     games = ReplayBuffer(tmp_path / "sp" / "replay", window=1000)
     games.add([random_game(seed) for seed in range(3)], generation=0)
     data = tmp_path / "data"
