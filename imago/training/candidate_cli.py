@@ -95,7 +95,8 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
         parser.error("; ".join(problems))
     buffer = ReplayBuffer(replay_folder(args.replay), window=args.window)
     try:
-        mix = mixed_games(args.mix, Path(args.model), args.size, log=stderr_line)
+        mix = mixed_games(args.mix, Path(args.model), args.size, log=stderr_line,
+                          progress=args.progress)
         summary = train_with_progress(Path(args.model), buffer, Path(args.out), config,
                                       size=args.size, shown=args.progress, log=stderr_line,
                                       mix=mix)

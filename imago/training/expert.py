@@ -37,6 +37,7 @@ from imago.sgf import find_sgf_files
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
 from .data import parse_result, readable_files, write_json
 from .replay import GameRecord, ReplayBuffer
+from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
 
 DONE = "done.json"
@@ -79,10 +80,11 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
 
 def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
                  gnugo: Optional[GnuGoDead] = None, validation: float = VALIDATION,
-                 log: Callable[[str], Any] = print) -> dict[str, Any]:
+                 log: Callable[[str], Any] = print, progress: bool = False) -> dict[str, Any]:
     """Write the ``size`` x ``size`` games of the SGF files and folders
     ``inputs`` as replay shards in ``folder`` (see the module docstring)
-    and return what :data:`DONE` records. A folder already imported from
+    and return what :data:`DONE` records, with a progress bar of the files
+    on a terminal when ``progress``. A folder already imported from
     the same sources with the same planes is kept as it is; otherwise its
     shards are replaced (other files in it are left alone)."""
     folder = Path(folder)
@@ -105,27 +107,35 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
             buffer.add(kept, generation=0, worker="expert")
             kept.clear()
 
-    for path, name, state, opening in named_games(files, problems):
-        if state.size != size:
-            counts["other_size"] += 1
-            continue
-        if is_validation_game(name, validation):
-            counts["held_out"] += 1
-            continue
-        try:
-            record = expert_record(state, plane_set, opening, name, path, gnugo)
-        except (ValueError, OSError) as err:
-            problems.append(f"{name}: {err}")
-            continue
-        if record is None:
-            counts["no_result"] += 1
-            continue
-        kept.append(record)
-        counts["games"] += 1
-        counts["positions"] += len(record)
-        if len(kept) >= GAMES_PER_SHARD:
-            flush()
-    flush()
+    bar = progress_bar(len(files), 0, progress, "expert games", "file")
+    try:
+        read = set()
+        for path, name, state, opening in named_games(files, problems):
+            if path not in read:
+                read.add(path)
+                bar.update(1)
+            if state.size != size:
+                counts["other_size"] += 1
+                continue
+            if is_validation_game(name, validation):
+                counts["held_out"] += 1
+                continue
+            try:
+                record = expert_record(state, plane_set, opening, name, path, gnugo)
+            except (ValueError, OSError) as err:
+                problems.append(f"{name}: {err}")
+                continue
+            if record is None:
+                counts["no_result"] += 1
+                continue
+            kept.append(record)
+            counts["games"] += 1
+            counts["positions"] += len(record)
+            if len(kept) >= GAMES_PER_SHARD:
+                flush()
+        flush()
+    finally:
+        bar.close()
     for problem in problems:
         log(f"expert games: skipped {problem}")
     if not counts["games"]:
@@ -157,7 +167,7 @@ def expert_buffer(folder: Path) -> ReplayBuffer:
 
 def expert_games(inputs: Iterable[str], plane_set: str, size: int,
                  cache_dir: Optional[Path] = None,
-                 log: Callable[[str], Any] = print) -> ReplayBuffer:
+                 log: Callable[[str], Any] = print, progress: bool = False) -> ReplayBuffer:
     """The expert games of ``inputs`` as a replay buffer, imported once
     into the cache (``$IMAGO_CACHE`` or ``~/.cache/imago``, under
     ``expert/``; a folder per sources, planes and size) and read from there
@@ -168,19 +178,22 @@ def expert_games(inputs: Iterable[str], plane_set: str, size: int,
     folder = cache_dir / "expert" / key
     if imported(folder) is None:
         log(f"expert games: importing {', '.join(sources)} into {folder}")
-    import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log)
+    import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log,
+                 progress=progress)
     return expert_buffer(folder)
 
 
 def mixed_games(inputs: Sequence[str], model: Path, size: int,
-                log: Callable[[str], Any] = print) -> Optional[ReplayBuffer]:
+                log: Callable[[str], Any] = print,
+                progress: bool = False) -> Optional[ReplayBuffer]:
     """:func:`expert_games` of ``inputs`` in the planes ``model`` takes
     (the trainer's ``mix``), or None without inputs."""
     if not inputs:
         return None
     from imago.nn.modelfile import read_metadata
 
-    return expert_games(inputs, read_metadata(model)["plane_set"], size, log=log)
+    return expert_games(inputs, read_metadata(model)["plane_set"], size, log=log,
+                        progress=progress)
 
 
 def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:

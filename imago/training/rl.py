@@ -336,7 +336,7 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     start = _training_start(run, config, state)
     log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
         f"{config.window} positions ({buffer.positions(config.size)} stored)")
-    mix = mixed_games(config.mix, start, config.size, log=log)
+    mix = mixed_games(config.mix, start, config.size, log=log, progress=progress)
     summary = train_with_progress(start, buffer, candidate, config.train_config(),
                                   size=config.size, shown=progress, log=log, mix=mix)
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
