@@ -6,7 +6,9 @@ at 100 visits, ``../shared/data/katago9``), it drifts from what those games
 taught: rl9b's second generation beat its start 66% of 200 games and not the
 anchors at all (23 of 100 against 22 of 100). ``--mix FOLDER`` keeps a share
 of every training batch (``--mix-share``) on such games, so that a candidate
-learns from its own searches without forgetting them.
+learns from its own searches without forgetting them (two candidates so
+trained won 73 of 250 games against ``katago-gtp 1``, the unmixed networks
+57 of 250; see the README).
 
 :func:`import_games` writes the games of SGF files as replay shards (a
 folder a :class:`~imago.training.replay.ReplayBuffer` reads): per position
@@ -14,10 +16,11 @@ the move played as a one-hot policy target (a "full search"), the outcome as
 both the value and the searched value, the final ownership (dead stones from
 the record's markup, or GNU Go's ``final_status_list dead`` when given) and
 Black's lead from ``RE``. The random opening moves ``index.tsv`` lists are
-skipped, games of another size or without a result are left out by name,
-and so are the games the supervised training holds out for validation (the
-same split by game, :func:`~imago.training.data.is_validation_game`), so
-that held-out figures stay held out. A ``done.json`` written last says what
+skipped; games of another size or without a result are counted and left
+out, unreadable files named, and so are the games the supervised training
+holds out for validation (the same split by game,
+:func:`~imago.training.data.is_validation_game`), so that held-out figures
+stay held out. A ``done.json`` written last says what
 the folder holds; a folder without it (an import killed half-way) is
 imported again from the start.
 """
