@@ -99,7 +99,7 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
     (folder / DONE).unlink(missing_ok=True)  # first: a kill below leaves no false record
     for stale in folder.glob("shard-*.npz"):  # of another import, or one that did not finish
         stale.unlink()
-    buffer = ReplayBuffer(folder, window=10 ** 9)
+    buffer = expert_buffer(folder)
     files, problems = find_sgf_files(list(inputs))
     files = readable_files(files, problems)
     kept, counts = [], {"games": 0, "positions": 0, "held_out": 0, "other_size": 0,
@@ -112,10 +112,10 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
 
     bar = progress_bar(len(files), 0, progress, "expert games", "file")
     try:
-        read = set()
+        last = None
         for path, name, state, opening in named_games(files, problems):
-            if path not in read:
-                read.add(path)
+            if path != last:  # a file's games come together
+                last = path
                 bar.update(1)
             if state.size != size:
                 counts["other_size"] += 1
@@ -125,7 +125,7 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
                 continue
             try:
                 record = expert_record(state, plane_set, opening, name, path, gnugo)
-            except (ValueError, OSError) as err:
+            except Exception as err:  # noqa: BLE001 - as build_shard: the game is skipped, named
                 problems.append(f"{name}: {err}")
                 continue
             if record is None:
