@@ -35,6 +35,7 @@ import sys
 from imago.nn.features import PLANE_SETS
 from imago.training.options import (ARCHITECTURES, HEADS, NETWORK_DEFAULTS, HelpFormatter,
                                     TrainConfig)
+from imago.training.signals import terminate_as_interrupt
 
 DEFAULTS = TrainConfig.defaults()
 FROM_MODEL = "or the --init model's, or the --resume checkpoint's"
@@ -135,6 +136,11 @@ records folder called so: ./rl)."""
 
 
 def main(argv: list[str]) -> int:
+    with terminate_as_interrupt():
+        return _run(argv)
+
+
+def _run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         from importlib import import_module
 

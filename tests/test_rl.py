@@ -112,11 +112,14 @@ def test_self_play_killed_mid_run_resumes_without_losing_or_repeating(tmp_path, 
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see the workers")
-def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_model):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["INT", "TERM"])
+def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_model, stop):
     """SIGINT to the driver only (``kill -INT PID``, not Ctrl-C's whole
-    process group): it says so and exits at once, its workers stopped,
-    instead of waiting at exit for the chunks in flight (played to the end
-    for nobody: a minute here, many on 9x9 with the shipped network)."""
+    process group), or SIGTERM (``kill PID``; a job started in the
+    background by a script ignores SIGINT): it says so and exits at once,
+    its workers stopped, instead of waiting at exit for the chunks in flight
+    (played to the end for nobody: a minute here, many on 9x9 with the
+    shipped network)."""
     out = tmp_path / "play"
     command = [sys.executable, str(ROOT / "train.py"), "selfplay", "--model", str(tiny_model),
                "--games", "400", "--out", str(out), "--parallel", "32", "--visits", "16",
@@ -133,7 +136,7 @@ def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_m
             time.sleep(0.2)
         workers = children.read_text().split()
         time.sleep(8)  # the workers are in their first chunks
-        os.kill(process.pid, signal.SIGINT)
+        os.kill(process.pid, stop)
         _, err = process.communicate(timeout=20)
     finally:
         os.killpg(process.pid, signal.SIGKILL)
