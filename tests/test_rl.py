@@ -127,7 +127,8 @@ def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_m
                "--workers", "2", "--no-progress"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=_hear_interrupts)
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
     deadline = time.monotonic() + 120
     try:
@@ -146,6 +147,12 @@ def test_self_play_interrupted_in_its_driver_alone_ends_at_once(tmp_path, tiny_m
     while not all(_gone(int(pid)) for pid in workers):
         assert time.monotonic() < deadline, [pid for pid in workers if not _gone(int(pid))]
         time.sleep(0.1)
+
+
+def _hear_interrupts() -> None:
+    """SIGINT back to its default in the child: a test run started in the
+    background by a script ignores it, and the child would inherit that."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 DRIVER = """
