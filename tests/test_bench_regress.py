@@ -189,3 +189,46 @@ def test_the_command_needs_a_folder_of_suites(tmp_path, capsys):
     assert regress.main([f"--dir={tmp_path}"]) == 2
     assert f"no .tst files in {tmp_path}" in capsys.readouterr().err
 
+
+
+KATAGO_LIKE = """\
+import sys
+log = open(sys.argv[1], "a")
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    log.write(line)
+    log.flush()
+    if words[0] == "quit":
+        print("=\\n", flush=True)
+        break
+    if words[0] in ("loadsgf", "reg_genmove"):
+        print("? not this engine's\\n", flush=True)
+    elif words[0] == "genmove":
+        print("= B9\\n", flush=True)
+    else:
+        print("=\\n", flush=True)
+"""
+
+
+def test_an_engine_without_loadsgf_or_reg_genmove_gets_the_position_and_genmove(
+        suite, tmp_path):
+    """KataGo loads no SGF with setup stones after the root and has no
+    reg_genmove: it is given imago's position (``set_position``, komi) and
+    asked ``genmove`` then ``undo``."""
+    script, log = tmp_path / "katago_like.py", tmp_path / "commands.log"
+    script.write_text(KATAGO_LIKE)
+    ask, close = regress.external_engine(f"{sys.executable} {script} {log}")
+    try:
+        tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9,
+                                   external=ask)
+    finally:
+        close()
+    assert [(o.number, o.answer) for o in tally.outcomes] == [
+        (1, "B9"), (2, "B9"), (4, "B9"), (8, "B9")]
+    commands = log.read_text().splitlines()
+    first = commands.index("set_position w C7 b E5")  # nine.sgf before its move 3
+    assert commands[first - 2:first + 4] == [
+        "boardsize 9", "komi 7.5", "set_position w C7 b E5", "reg_genmove white",
+        "genmove white", "undo"]

@@ -18,7 +18,9 @@ prints each file's count, the total, and the tests a pass was expected in
 
 ``--engine COMMAND`` asks another GTP engine the same tests (imago then only
 replays the setup beside it, to know each position's size), so that its count
-stands beside imago's.
+stands beside imago's. An engine that refuses a ``loadsgf`` imago accepted is
+given imago's position with KataGo's ``set_position``; one without
+``reg_genmove`` is asked ``genmove`` and then ``undo``.
 
 ``--quick`` plays the first 20 tests only. Each answer is logged as it comes
 (``file:number answer expected ok``), so a long run shows its progress.
@@ -35,6 +37,8 @@ from typing import Callable, Iterator, Optional, Sequence
 
 from imago.bench import option
 from imago.engine.engine import GameEngine
+from imago.game.constants import BLACK
+from imago.game.coords import format_vertex
 
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
 """Numbered commands asking for a move without playing it."""
@@ -208,7 +212,10 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
             if step.number is None:
                 try:
                     for ask in engines:
-                        ask(step.command, step.args)
+                        if ask is external and step.command == "loadsgf":
+                            _load_position(external, session.engine.state, step.args)
+                        else:
+                            ask(step.command, step.args)
                     broken = broken and step.command not in NEW_POSITION
                 except Refused as error:
                     print(f"{path.name}:{step.line}: {step.command} refused: {error}",
@@ -219,7 +226,7 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                 continue
             started = time.perf_counter()
             try:
-                answer = engines[-1]("reg_genmove", step.args[:1])
+                answer = _move_test(engines[-1], step.args[:1])
             except Refused as error:
                 answer = f"? {error}"
             outcome = Outcome(path.name, step.number, answer, step.expected,
@@ -228,6 +235,39 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
             tally.add(outcome)
             report(outcome)
     return tally
+
+
+def _load_position(ask: Ask, state, args: Sequence[str]) -> None:
+    """``loadsgf`` on another engine; where it refuses the file (KataGo takes
+    no setup stones after the root), the position imago loaded, through
+    KataGo's ``set_position`` (stones only: who captured what and a ko are
+    not passed on)."""
+    try:
+        ask("loadsgf", args)
+        return
+    except Refused as refusal:
+        size = state.size
+        stones = [word for row in range(size) for col in range(size)
+                  if (c := state.board[state.point(col, row)])
+                  for word in ("b" if c == BLACK else "w", format_vertex((col, row), size))]
+        try:
+            ask("boardsize", [str(size)])
+            ask("komi", [f"{state.komi:g}"])
+            ask("set_position", stones)
+        except Refused:
+            raise refusal from None
+
+
+def _move_test(ask: Ask, color: Sequence[str]) -> str:
+    """``reg_genmove COLOR``, or for an engine without it (GNU Go's own
+    command), ``genmove`` and ``undo``."""
+    try:
+        return ask("reg_genmove", color)
+    except Refused:
+        answer = ask("genmove", color)
+        if answer.strip().lower() != "resign":
+            ask("undo", [])
+        return answer
 
 
 def pass_tests(tally: Tally) -> list[Outcome]:
