@@ -14,17 +14,37 @@ from imago.engine.engine import GameEngine
 from imago.gtp.io import ImagoIO
 
 
-class TimedInput:
-    """Input lines that arrive after a delay, as a controller sends them."""
+class InfoLines:
+    """A wait for the output to hold this many analysis (``info``) lines,
+    at most ``timeout`` seconds: no guessing how fast a loaded machine
+    searches or loads the network."""
 
-    def __init__(self, lines):
-        self.lines = list(lines)
+    def __init__(self, count: int, timeout: float = 120.0):
+        self.count, self.timeout = count, timeout
+
+    def wait(self, out: io.StringIO) -> None:
+        deadline = time.monotonic() + self.timeout
+        while (sum(line.startswith("info ") for line in out.getvalue().split("\n"))
+               < self.count and time.monotonic() < deadline):
+            time.sleep(0.02)
+
+
+class TimedInput:
+    """Input lines as a controller sends them: each after a delay in
+    seconds, or once the output ``out`` holds some analysis lines
+    (:class:`InfoLines`)."""
+
+    def __init__(self, lines, out: io.StringIO):
+        self.lines, self.out = list(lines), out
 
     def readline(self, size=-1):
         if not self.lines:
             return ""
-        delay, text = self.lines.pop(0)
-        time.sleep(delay)
+        wait, text = self.lines.pop(0)
+        if isinstance(wait, InfoLines):
+            wait.wait(self.out)
+        else:
+            time.sleep(wait)
         return text
 
 
@@ -35,7 +55,7 @@ def run(lines, algorithm="mcts", **options):
         options.setdefault("visits", 60)
     engine = GameEngine(create_algorithm(algorithm, **options), size=9)
     out = io.StringIO()
-    ImagoIO(engine, TimedInput(lines), out).run()
+    ImagoIO(engine, TimedInput(lines, out), out).run()
     return out.getvalue(), engine
 
 
@@ -44,7 +64,7 @@ INFO = re.compile(r"info move ([A-HJ-T]\d+|pass) visits (\d+) winrate (\S+) ")
 
 
 def test_lz_analyze_streams_until_the_next_command():
-    text, _ = run([(0, "7 lz-analyze b 10\n"), (0.6, "8 name\n")])
+    text, _ = run([(0, "7 lz-analyze b 10\n"), (InfoLines(2), "8 name\n")])
     head, rest = text.split("\n", 1)
     assert head == "=7"
     body, after = rest.split("\n\n", 1)
@@ -60,42 +80,19 @@ def test_lz_analyze_streams_until_the_next_command():
 
 def test_lz_analyze_accepts_sabaki_and_katago_argument_forms():
     for args in ("b 10", "interval 10", "10", "B interval 10"):
-        text, _ = run([(0, f"lz-analyze {args}\n"), (0.3, "\n")])
+        text, _ = run([(0, f"lz-analyze {args}\n"), (InfoLines(1), "\n")])
         assert text.startswith("=\ninfo move"), args
     text, _ = run([(0, "lz-analyze b interval x\n")])
     assert text == "? syntax error\n\n"
 
 
 def test_kata_analyze_with_ownership_and_score_lead():
-    text, _ = run([(0, "kata-analyze w 10 ownership true\n"), (0.4, "\n")])
+    text, _ = run([(0, "kata-analyze w 10 ownership true\n"), (InfoLines(1), "\n")])
     line = text.split("\n")[1]
     assert "winrate 0." in line or "winrate 1." in line
     assert " scoreLead " in line
     ownership = line.split(" ownership ")[1].split()
     assert len(ownership) == 81 and all(-1 <= float(v) <= 1 for v in ownership)
-
-
-class InputAfterLines:
-    """Sends ``command``, then an empty line once ``out`` holds ``lines``
-    info lines (or after ``timeout`` seconds): no guessing how long the
-    network takes to load."""
-
-    def __init__(self, command: str, out: io.StringIO, lines: int, timeout: float = 120.0):
-        self.sent = [command]
-        self.out, self.lines, self.timeout = out, lines, timeout
-        self.done = False
-
-    def readline(self, size=-1):
-        if self.sent:
-            return self.sent.pop()
-        if self.done:
-            return ""
-        deadline = time.monotonic() + self.timeout
-        while (sum(line.startswith("info ") for line in self.out.getvalue().split("\n"))
-               < self.lines and time.monotonic() < deadline):
-            time.sleep(0.02)
-        self.done = True
-        return "\n"
 
 
 def test_kata_analyze_ownership_is_the_growing_trees():
@@ -104,7 +101,8 @@ def test_kata_analyze_ownership_is_the_growing_trees():
         pytest.skip("the shipped model is missing")
     engine = GameEngine(create_algorithm("mcts", model=str(model), visits=100, seed=1), size=9)
     out = io.StringIO()
-    ImagoIO(engine, InputAfterLines("kata-analyze b 10 ownership true\n", out, 5), out).run()
+    commands = [(0, "kata-analyze b 10 ownership true\n"), (InfoLines(5), "\n")]
+    ImagoIO(engine, TimedInput(commands, out), out).run()
     lines = [line for line in out.getvalue().split("\n") if line.startswith("info ")]
     assert len(lines) >= 5
     owned = [line.split(" ownership ")[1] for line in lines]
@@ -147,7 +145,7 @@ def test_gogui_analyze_commands_and_their_answers():
 
 
 def test_lz_analyze_gives_the_score_lead_before_the_pv():
-    text, _ = run([(0, "lz-analyze b 10\n"), (0.4, "\n")])
+    text, _ = run([(0, "lz-analyze b 10\n"), (InfoLines(1), "\n")])
     line = text.split("\n")[1]
     assert re.match(r"info move \S+ visits \d+ winrate \d+ prior \d+ lcb \d+ "
                     r"scoreLead -?\d+\.\d\d order 0 pv ", line)
@@ -162,21 +160,21 @@ def test_gogui_interrupt_stops_a_long_genmove():
 
 
 def test_analysis_works_with_other_algorithms_too():
-    text, _ = run([(0, "lz-analyze b 10\n"), (0.3, "name\n")], algorithm="random")
+    text, _ = run([(0, "lz-analyze b 10\n"), (InfoLines(1), "name\n")], algorithm="random")
     assert text.startswith("=\ninfo move") and text.endswith("= imago\n\n")
 
 
 def test_analyze_options_filter_and_limit_the_candidates():
-    text, _ = run([(0, "lz-analyze b 10 maxmoves 2 minmoves 5 pvVisits false\n"), (0.4, "\n")],
-                  algorithm="random")
+    text, _ = run([(0, "lz-analyze b 10 maxmoves 2 minmoves 5 pvVisits false\n"),
+                   (InfoLines(1), "\n")], algorithm="random")
     lines = text.split("\n")[1:-2]
     assert lines and all(1 <= line.count("info move") <= 2 for line in lines)
-    text, _ = run([(0, "kata-analyze b 10 avoid b E5,D4,pass 1 avoid w C3 1\n"), (0.4, "\n")],
-                  algorithm="random")
+    text, _ = run([(0, "kata-analyze b 10 avoid b E5,D4,pass 1 avoid w C3 1\n"),
+                   (InfoLines(1), "\n")], algorithm="random")
     moves = {m for m, _, _ in INFO.findall(text)}
     assert moves and not moves & {"E5", "D4", "pass"}
-    text, _ = run([(0, "lz-analyze b 10 allow b E5,D4 1 allow b D4,C3 2\n"), (0.4, "\n")],
-                  algorithm="random")
+    text, _ = run([(0, "lz-analyze b 10 allow b E5,D4 1 allow b D4,C3 2\n"),
+                   (InfoLines(1), "\n")], algorithm="random")
     assert {m for m, _, _ in INFO.findall(text)} <= {"D4"}
 
 
