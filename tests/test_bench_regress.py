@@ -190,6 +190,28 @@ def test_the_command_needs_a_folder_of_suites(tmp_path, capsys):
     assert f"no .tst files in {tmp_path}" in capsys.readouterr().err
 
 
+def test_model_chooses_the_network_imago_answers_with(suite, monkeypatch, capsys):
+    made = []
+
+    def create_algorithm(name, **options):
+        made.append((name, options))
+        return FirstEmpty()
+
+    monkeypatch.setattr("imago.engine.algorithm.create_algorithm", create_algorithm)
+    assert regress.main([f"--dir={suite}", "--model=models/multi.keras", "--seed=3"]) == 0
+    assert made and all(m == ("mcts", {"seed": 3, "model": "models/multi.keras"}) for m in made)
+    assert "(imago, multi.keras, seed 3): 3 of 4 move tests" in capsys.readouterr().out
+    made.clear()
+    assert regress.main([f"--dir={suite}"]) == 0
+    assert made and all(m == ("mcts", {"seed": 1, "model": "default"}) for m in made)
+
+
+def test_model_and_engine_together_are_refused(suite, capsys):
+    assert regress.main([f"--dir={suite}", "--model=models/multi.keras",
+                         "--engine=/usr/games/gnugo --mode gtp"]) == 2
+    assert "give one of them" in capsys.readouterr().err
+
+
 
 KATAGO_LIKE = """\
 import sys

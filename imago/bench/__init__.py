@@ -43,8 +43,9 @@ ABOUT = {
 OPTIONS = {
     "quick": ((), None, "shorter runs, for a first look (every benchmark)"),
     "batch": (("mcts",), "N", "positions per network call (default: 16)"),
-    "model": (("mcts", "analysis"), "PATH", "the network to search with, or none for random "
-                                 "playouts (default: the shipped residual model)"),
+    "model": (("mcts", "analysis", "regress"), "PATH", "the network to search with, or none for "
+              "random playouts (default: the shipped 9x9 network; regress: the shipped "
+              "network of --size)"),
     "dir": (("sgf", "regress"), "FOLDER", "sgf: the SGF files to read (default: "
             "../shared/data/gnugo9); regress: the folder of .tst suites (needed)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),

@@ -14,6 +14,7 @@ prints each file's count, the total, and the tests a pass was expected in
 (other numbered tests, GNU Go's own commands) are skipped.
 
     python -m imago.bench regress --dir gnugo/regression [--size 9] [--seed 1] [--quick]
+    python -m imago.bench regress --dir gnugo/regression --model models/multi.keras
     python -m imago.bench regress --dir gnugo/regression --engine "gnugo --mode gtp"
 
 ``--engine COMMAND`` asks another GTP engine the same tests (imago then only
@@ -288,10 +289,16 @@ def main(argv: list[str]) -> int:
         return 2
     from imago.engine.algorithm import create_algorithm
 
-    command = option(argv, "engine", None)
+    command, model = option(argv, "engine", None), option(argv, "model", None)
+    if command and model:
+        print("regress: --model chooses imago's network and --engine another engine: "
+              "give one of them", file=sys.stderr)
+        return 2
 
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
-        return GameEngine(create_algorithm("random" if command else "mcts", seed=seed), size)
+        if command:
+            return GameEngine(create_algorithm("random", seed=seed), size)
+        return GameEngine(create_algorithm("mcts", seed=seed, model=model or "default"), size)
 
     def report(outcome: Outcome) -> None:
         print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "
@@ -315,7 +322,7 @@ def main(argv: list[str]) -> int:
         close()
     played = len(tally.outcomes)
     seconds = time.perf_counter() - started
-    who = command if command else f"imago, seed {seed}"
+    who = command if command else f"imago, {Path(model).name + ', ' if model else ''}seed {seed}"
     print(f"regress {size}x{size} ({who}): {tally.passed} of {played} move tests as "
           f"expected ({seconds:.0f} s, {seconds / max(played, 1):.2f} s a test)")
     print("  " + ", ".join(f"{name[:-4]} {passed}/{count}"
