@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("tensorflow")
 
 from imago.training import rl_cli  # noqa: E402
+from imago.training.rating import MatchResult  # noqa: E402
 from imago.training.replay import ReplayBuffer  # noqa: E402
 
 from sgf_fakes import game_sgf  # noqa: E402
@@ -201,7 +202,7 @@ def test_workers_stop_when_their_driver_is_killed(tmp_path):
 def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
     """The gate games of cand-0001 (promoted as gen-0001) are gen-0001's:
     without them its rating would rest on its anchor games alone."""
-    from imago.training.rating import MatchResult, RatingLog
+    from imago.training.rating import RatingLog
     from imago.training.rl import RunFolder, _report
 
     ratings = RatingLog(tmp_path)
@@ -213,12 +214,40 @@ def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
     _report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": [],
                                   "aliases": {"cand-0001": "gen-0001"}},
             lines.append)
-    table = {row.split()[0]: row.split()[1:] for row in
-             (tmp_path / "elo.txt").read_text().splitlines()[1:] if row.strip()}
+    table = _elo_rows(tmp_path)
     assert "cand-0001" not in table
     assert table["gen-0001"][2] == "110" and int(table["gen-0001"][0]) > int(table["gen-0000"][0])
     # the anchor games alone: both 5-5 against GNU Go, so both at its rating
     assert table["gen-0001"][3] == table["gen-0000"][3] == "0"
+
+
+def _elo_rows(run) -> dict[str, list[str]]:
+    return {row.split()[0]: row.split()[1:] for row in
+            (run / "elo.txt").read_text().splitlines()[1:] if row.strip()}
+
+
+@pytest.mark.parametrize("anchor_games,zero", [
+    ([], "gen-0000"),  # --rate-games 0
+    ([MatchResult("gen-0000", "katago-gtp-1", 3, 7)], "katago-gtp-1"),  # --anchors katago
+])
+def test_without_gnu_go_the_scale_is_zeroed_on_a_player_that_played(tmp_path, anchor_games,
+                                                                      zero):
+    """GNU Go at 0 with no games would give every player the fit's prior
+    (± about 700): the scale's zero is KataGo, else the first network."""
+    from imago.training.rating import RatingLog
+    from imago.training.rl import RunFolder, _report
+
+    ratings = RatingLog(tmp_path)
+    for result in anchor_games + [MatchResult("gen-0001", "gen-0000", 64, 36)]:
+        ratings.append(result)
+    lines = []
+    _report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": []},
+            lines.append)
+    table = _elo_rows(tmp_path)
+    assert "gnugo-10" not in table and table[zero][:2] == ["0", "anchor"]
+    assert 60 < int(table["gen-0001"][0]) - int(table["gen-0000"][0]) < 120
+    assert int(table["gen-0001"][1]) < 300  # measured (10 games at most), not the prior
+    assert f"{zero} at 0" in lines[0]
 
 
 def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_path):

@@ -154,9 +154,13 @@ ANCHORS = {
     "katago": ("katago-gtp-1", "{katago} 1"),
 }
 """The fixed opponents a promoted network is rated against: name, command."""
-ANCHOR_ELO = {"gnugo-10": 0.0}
-"""GNU Go level 10 is the zero of the Elo scale."""
 ANCHOR_NAMES = frozenset(name for name, _ in ANCHORS.values())
+ELO_ZEROS = ("gnugo-10", "katago-gtp-1", "gen-0000")
+"""The players that can be the zero of a run's Elo scale, the first that
+played a game taken: GNU Go level 10 where it played, else KataGo
+(``--anchors katago``), else the run's first network (no anchor games,
+``--rate-games 0``): a zero with no games would leave every rating at the
+fit's prior, about ± 700 Elo."""
 
 
 class RunFolder:
@@ -483,26 +487,28 @@ def _report(run: RunFolder, state: dict, log: Log) -> None:
                for r in RatingLog(run.root).results()]
     if not results:
         return
-    ratings = fit_elo(results, ANCHOR_ELO)
-    anchored = fit_elo(against(results, ANCHOR_NAMES), ANCHOR_ELO)
+    played = {name for r in results for name in (r.player, r.opponent)}
+    zero = {next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1]): 0.0}
+    ratings = fit_elo(results, zero)
+    anchored = fit_elo(against(results, ANCHOR_NAMES), zero)
     table = elo_table(ratings, anchored=anchored)
     (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
-    log("rl: ratings (all matches; anchor games alone)\n" + table)
+    log(f"rl: ratings, {next(iter(zero))} at 0 (all matches; anchor games alone)\n" + table)
     generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
     players = [(g, f"gen-{g:04d}") for g in generations]
     _plot(run, {"all matches": elo_history(ratings, players),
-                "anchor games only": elo_history(anchored, players)}, log)
+                "anchor games only": elo_history(anchored, players)}, zero, log)
     _scalars(run, state, ratings, anchored)
 
 
-def _plot(run: RunFolder, curves: dict, log: Log) -> None:
+def _plot(run: RunFolder, curves: dict, zero: dict, log: Log) -> None:
     from imago.plotting import elo_curve_png, matplotlib_problem
 
     problem = matplotlib_problem()
     if problem is not None:
         log(f"rl: no Elo curve: {problem}")
         return
-    png = elo_curve_png(curves, ANCHOR_ELO, "imago self-play: Elo by generation")
+    png = elo_curve_png(curves, zero, "imago self-play: Elo by generation")
     tmp = run.root / ".elo.png.tmp"
     tmp.write_bytes(png)
     os.replace(tmp, run.root / "elo.png")
