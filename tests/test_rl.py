@@ -248,6 +248,9 @@ def test_without_gnu_go_the_scale_is_zeroed_on_a_player_that_played(tmp_path, an
     assert 60 < int(table["gen-0001"][0]) - int(table["gen-0000"][0]) < 120
     assert int(table["gen-0001"][1]) < 300  # measured (10 games at most), not the prior
     assert f"{zero} at 0" in lines[0]
+    # anchor games alone: gen-0001 played none; gen-0000 only where it met KataGo
+    assert table["gen-0001"][3] == "-"
+    assert (table["gen-0000"][3] == "-") is (zero == "gen-0000")
 
 
 def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_path):

@@ -490,7 +490,8 @@ def _report(run: RunFolder, state: dict, log: Log) -> None:
     played = {name for r in results for name in (r.player, r.opponent)}
     zero = {next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1]): 0.0}
     ratings = fit_elo(results, zero)
-    anchored = fit_elo(against(results, ANCHOR_NAMES), zero)
+    anchor_games = against(results, ANCHOR_NAMES)
+    anchored = fit_elo(anchor_games, zero) if anchor_games else {}
     table = elo_table(ratings, anchored=anchored)
     (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
     log(f"rl: ratings, {next(iter(zero))} at 0 (all matches; anchor games alone)\n" + table)
