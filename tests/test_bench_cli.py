@@ -28,7 +28,8 @@ def test_help_lists_the_benchmarks_and_their_options():
     for topic in bench.TOPICS:
         assert f"{topic} {' '.join(cli.describe(topic).split())}" in flat
     assert "--batch N mcts: positions per network call (default: 16)" in flat
-    assert "--dir FOLDER sgf, regress: " in flat and "--model PATH mcts, analysis, regress: " in flat
+    assert "--dir FOLDER sgf, regress: " in flat
+    assert "--model PATH mcts, analysis, regress: " in flat
     assert "--quick shorter runs" in flat and "benchmarks (default: board):" in flat
 
 

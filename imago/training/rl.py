@@ -488,13 +488,14 @@ def _report(run: RunFolder, state: dict, log: Log) -> None:
     if not results:
         return
     played = {name for r in results for name in (r.player, r.opponent)}
-    zero = {next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1]): 0.0}
+    zero_name = next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1])
+    zero = {zero_name: 0.0}
     ratings = fit_elo(results, zero)
     anchor_games = against(results, ANCHOR_NAMES)
     anchored = fit_elo(anchor_games, zero) if anchor_games else {}
     table = elo_table(ratings, anchored=anchored)
     (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
-    log(f"rl: ratings, {next(iter(zero))} at 0 (all matches; anchor games alone)\n" + table)
+    log(f"rl: ratings, {zero_name} at 0 (all matches; anchor games alone)\n" + table)
     generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
     players = [(g, f"gen-{g:04d}") for g in generations]
     _plot(run, {"all matches": elo_history(ratings, players),
