@@ -155,7 +155,7 @@ ANCHORS = {
 }
 """The fixed opponents a promoted network is rated against: name, command."""
 ANCHOR_NAMES = frozenset(name for name, _ in ANCHORS.values())
-ELO_ZEROS = ("gnugo-10", "katago-gtp-1", "gen-0000")
+ELO_ZEROS = tuple(name for name, _ in ANCHORS.values()) + ("gen-0000",)
 """The players that can be the zero of a run's Elo scale, the first that
 played a game taken: GNU Go level 10 where it played, else KataGo
 (``--anchors katago``), else the run's first network (no anchor games,
