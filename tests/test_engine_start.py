@@ -224,8 +224,10 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
     assert mcts.networks.for_size(13) is mcts.networks.for_size(19)  # one evaluator a file
     assert mcts.networks.for_size(5).path == SIZE_MODELS[5]
     assert not mcts.networks.uses_network(4)  # below 5x5: the search alone
-    given = create_algorithm("mcts", model=str(MODELS / "residual9.keras"), visits=8)
-    assert given.networks.for_size(19).path == DEFAULT_MODEL  # a model given plays every size
+    assert DEFAULT_MODEL == MODELS / "rl9e.keras"
+    residual9 = MODELS / "residual9.keras"
+    given = create_algorithm("mcts", model=str(residual9), visits=8)
+    assert given.networks.for_size(19).path == residual9  # a model given plays every size
     policy = create_algorithm("policy")
     assert policy._model_for(13).path == MULTI_SIZE_MODEL
     assert policy._model_for(9).path == DEFAULT_MODEL

@@ -265,8 +265,7 @@ def test_shipped_models_load_and_play_legal_moves(name):
     meta = json.loads(metadata_path(path).read_text())
     assert meta["board_sizes"] == [9] and meta["metrics"]["policy_top1"] > 0.15
     assert path.stat().st_size < 20_000_000
-    options = {} if name == "residual9" else {"model": str(path)}
-    algo = create_algorithm("policy", **options)
+    algo = create_algorithm("policy", model=str(path))
     state = GameState(9)
     color = BLACK
     for _ in range(12):

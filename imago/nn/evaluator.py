@@ -30,12 +30,15 @@ from .modelfile import ModelFile, network_of
 log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "residual9.keras"
+DEFAULT_MODEL = MODELS_DIR / "rl9e.keras"
+"""The 9x9 network: the multi-size network after a 9x9 self-play iteration,
+stronger on 9x9 than both it and the 9x9-only ``residual9.keras``, but
+weaker on 19x19 than the multi-size network it came from (models/README.md)."""
 MULTI_SIZE_MODEL = MODELS_DIR / "multi.keras"
 SIZE_MODELS = {9: DEFAULT_MODEL, 5: MODELS_DIR / "residual5.keras"}
-"""Board sizes with a shipped network of their own: 9x9 (more 9x9 games
-behind it than the multi-size network has) and 5x5 (the multi-size network
-taught 5x5 by self-play, which the records of 9x9 to 19x19 games never did)."""
+"""Board sizes with a shipped network of their own: 9x9 (above) and 5x5 (the
+multi-size network taught 5x5 by self-play, which the records of 9x9 to
+19x19 games never did)."""
 
 
 def shipped_model(size: int = 9) -> Path:
