@@ -15,7 +15,7 @@ from imago.game import BLACK, WHITE
 from imago.sgf import load
 from imago.training.data import is_validation_game
 from imago.training.expert import (DONE, expert_buffer, expert_games, expert_record,
-                                   import_games)
+                                   import_games, other_size_games)
 from imago.training.rl_trainer import RLTrainConfig, mix_problems
 
 GAME = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]RE[{result}];B[ee];W[cc];B[gg];W[cg];B[gc];W[tt])"
@@ -133,3 +133,35 @@ def test_a_folder_imported_from_other_games_is_replaced_not_mixed(tmp_path):
     second = import_games([str(two)], folder, "extended", 9, log=lambda _: None)
     assert expert_buffer(folder).positions(9) == second["positions"] != first["positions"]
     assert (folder / "notes.txt").read_text() == "mine"
+
+
+def test_an_any_size_networks_other_sizes_get_a_buffer_each(tmp_path, monkeypatch):
+    """The --mix games of the sizes an any-size network was made for, other
+    than the run's: one buffer a size with games; a size without games is
+    recorded as imported (not read again) and left out; nothing for a
+    network of one size or without --mix."""
+    pytest.importorskip("tensorflow")
+    from imago.nn.networks import create_network
+
+    monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("imago.training.expert.gnugo_dead_stones", lambda cache: None)
+    data = tmp_path / "data"
+    write_games(data, 5)
+    for k in range(10):
+        (data / f"big-{k:02d}.sgf").write_text(
+            GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
+    net = create_network("residual", 9, "extended", blocks=1, filters=8)
+    one_size = net.save(tmp_path / "nine.keras")
+    net.metadata["board_sizes"] = [9, 13, 19]
+    every_size = net.save(tmp_path / "every.keras")
+    assert other_size_games([str(data)], one_size, 9) == {}
+    assert other_size_games([], every_size, 9) == {}
+    lines = []
+    others = other_size_games([str(data)], every_size, 9, log=lines.append)
+    assert list(others) == [13] and others[13].positions(13) > 0
+    assert others[13].positions(9) == 0
+    assert any("0 19x19 games" in line for line in lines), lines
+    lines.clear()
+    assert list(other_size_games([str(data)], every_size, 9, log=lines.append)) == [13]
+    assert not any("importing" in line for line in lines), lines
+    assert list(other_size_games([str(data)], every_size, 13)) == [9]  # a 13x13 run keeps 9x9

@@ -390,3 +390,5 @@ def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, mo
         f"--mix {tmp_path / 'none'}: no such file or folder"]
     assert RLConfig(mix_share=2.0).problems() == [
         "--mix-share must be from 0 up to (not including) 1, not 2.0"]
+    assert RLConfig(other_sizes_share=-0.1).problems() == [
+        "--other-sizes-share must be from 0 up to (not including) 1, not -0.1"]

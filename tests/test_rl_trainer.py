@@ -300,6 +300,46 @@ def test_a_share_of_each_batch_comes_from_expert_games(tmp_path, best, buffer, m
     assert not (tmp_path / "c.keras").exists()
 
 
+def test_a_share_of_the_steps_keeps_the_networks_other_sizes(tmp_path, best, buffer,
+                                                              monkeypatch):
+    """Given expert games of other sizes (an any-size network's),
+    ``other_sizes_share`` of the steps train on a whole batch of one of
+    them, spread evenly and the sizes in turn; the log and the candidate's
+    metadata say how many; a network not made for such a size is refused."""
+    from imago.nn.modelfile import read_metadata
+    from imago.nn.networks import create_network
+    from imago.training.rl_trainer import other_size_steps
+
+    assert other_size_steps(8, 0.25, [13, 19]) == {3: 13, 7: 19}
+    assert other_size_steps(8, 0.0, [13]) == {} == other_size_steps(8, 0.5, [])
+    net = create_network("residual", 9, PLANES, blocks=1, filters=8)
+    net.metadata["board_sizes"] = [9, 13]
+    model = net.save(tmp_path / "multi.keras")
+    big = ReplayBuffer(tmp_path / "big", window=10 ** 9)
+    big.add([random_game(seed, size=13) for seed in range(20, 22)], generation=0)
+    drawn = []
+    for buf in (buffer, big):
+        monkeypatch.setattr(buf, "sample", lambda n, *a, _s=buf.sample, **k:
+                            drawn.append((n, k["size"])) or _s(n, *a, **k))
+    lines = []
+    out = tmp_path / "kept.keras"
+    train_candidate(model, buffer, out,
+                    RLTrainConfig(steps=4, batch_size=16, other_sizes_share=0.5),
+                    log=lines.append, others={13: big})
+    assert drawn == [(16, 9), (16, 13), (16, 9), (16, 13)]
+    assert "2 steps on 13x13 expert games (60 positions)" in lines[0]
+    meta = read_metadata(out)["rl_training"]
+    assert meta["other_sizes"]["13"]["positions"] == 60
+    assert meta["config"]["other_sizes_share"] == 0.5
+
+    with pytest.raises(ValueError, match="made for 9x9 boards, not the 13x13"):
+        train_candidate(best, buffer, tmp_path / "c.keras",
+                        RLTrainConfig(steps=2, batch_size=16, other_sizes_share=0.5),
+                        others={13: big})
+    assert RLTrainConfig(other_sizes_share=1.0).problems() == [
+        "other_sizes_share must be from 0 up to (not including) 1, not 1.0"]
+
+
 def test_candidate_command_mixes_sgf_games(tmp_path, best, capsys, monkeypatch):
     from imago.nn.modelfile import read_metadata
     from imago.training.candidate_cli import candidate_main

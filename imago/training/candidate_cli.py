@@ -78,7 +78,7 @@ def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
 
 
 def candidate_main(argv: Optional[list[str]] = None) -> int:
-    from .expert import mixed_games
+    from .expert import mixed_games, other_size_games
     from .replay import ReplayBuffer
     from .rl_trainer import train_with_progress
 
@@ -89,7 +89,8 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
         learning_rate=args.learning_rate, value_mix=args.value_mix,
         policy_weight=args.policy_weight, value_weight=args.value_weight,
         ownership_weight=args.ownership_weight, score_weight=args.score_weight,
-        mix_share=args.mix_share if args.mix else 0.0, seed=args.seed)
+        mix_share=args.mix_share if args.mix else 0.0,
+        other_sizes_share=args.other_sizes_share, seed=args.seed)
     problems = _problems(args, config)
     if problems:
         parser.error("; ".join(problems))
@@ -97,9 +98,11 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
     try:
         mix = mixed_games(args.mix, Path(args.model), args.size, log=stderr_line,
                           progress=args.progress)
+        others = other_size_games(args.mix, Path(args.model), args.size, log=stderr_line,
+                                  progress=args.progress) if config.other_sizes_share else {}
         summary = train_with_progress(Path(args.model), buffer, Path(args.out), config,
                                       size=args.size, shown=args.progress, log=stderr_line,
-                                      mix=mix)
+                                      mix=mix, others=others)
     except (OSError, ValueError) as err:
         print(f"train.py candidate: {err}", file=sys.stderr)
         return 1

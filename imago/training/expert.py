@@ -23,6 +23,13 @@ holds out for validation (the same split by game,
 stay held out. A ``done.json`` written last says what
 the folder holds; a folder without it (an import killed half-way) is
 imported again from the start.
+
+A network that plays every size forgets the big boards when it learns 9x9
+from 9x9 games alone (rl9e: its 19x19 value error rose from 0.966 to 1.047
+and it lost strength on 19x19). :func:`other_size_games` gives the trainer
+the ``--mix`` games of the network's other sizes, one buffer a size, for
+whole batches of those sizes (:class:`~imago.training.rl_trainer.RLTrainConfig`'s
+``other_sizes_share``).
 """
 
 from __future__ import annotations
@@ -83,13 +90,16 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
 
 def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
                  gnugo: Optional[GnuGoDead] = None, validation: float = VALIDATION,
-                 log: Callable[[str], Any] = print, progress: bool = False) -> dict[str, Any]:
+                 log: Callable[[str], Any] = print, progress: bool = False,
+                 required: bool = True) -> dict[str, Any]:
     """Write the ``size`` x ``size`` games of the SGF files and folders
     ``inputs`` as replay shards in ``folder`` (see the module docstring)
     and return what :data:`DONE` records, with a progress bar of the files
     on a terminal when ``progress``. A folder already imported from
     the same sources with the same planes is kept as it is; otherwise its
-    shards are replaced (other files in it are left alone)."""
+    shards are replaced (other files in it are left alone). ValueError when
+    no game of the size is found and ``required``; otherwise that import is
+    recorded too (``games`` 0), so the sources are not read again for it."""
     folder = Path(folder)
     sources = sorted(str(Path(i).resolve()) for i in inputs)
     done = imported(folder)
@@ -141,7 +151,7 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
         bar.close()
     for problem in problems:
         log(f"expert games: skipped {problem}")
-    if not counts["games"]:
+    if not counts["games"] and required:
         raise ValueError(f"no finished {size}x{size} game with a result to learn from in "
                          f"{', '.join(sources)}")
     done = {"sources": sources, "plane_set": plane_set, "size": size,
@@ -170,20 +180,22 @@ def expert_buffer(folder: Path) -> ReplayBuffer:
 
 def expert_games(inputs: Iterable[str], plane_set: str, size: int,
                  cache_dir: Optional[Path] = None,
-                 log: Callable[[str], Any] = print, progress: bool = False) -> ReplayBuffer:
+                 log: Callable[[str], Any] = print, progress: bool = False,
+                 required: bool = True) -> Optional[ReplayBuffer]:
     """The expert games of ``inputs`` as a replay buffer, imported once
     into the cache (``$IMAGO_CACHE`` or ``~/.cache/imago``, under
     ``expert/``; a folder per sources, planes and size) and read from there
-    afterwards. ValueError when they hold no game to learn from."""
+    afterwards. When they hold no game to learn from: ValueError, or None
+    when not ``required``."""
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     sources = sorted(str(Path(i).resolve()) for i in inputs)
     key = hashlib.sha1(json.dumps([sources, plane_set, size]).encode()).hexdigest()[:16]
     folder = cache_dir / "expert" / key
     if imported(folder) is None:
         log(f"expert games: importing {', '.join(sources)} into {folder}")
-    import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log,
-                 progress=progress)
-    return expert_buffer(folder)
+    done = import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log,
+                        progress=progress, required=required)
+    return expert_buffer(folder) if done["games"] else None
 
 
 def mixed_games(inputs: Sequence[str], model: Path, size: int,
@@ -199,6 +211,30 @@ def mixed_games(inputs: Sequence[str], model: Path, size: int,
                         progress=progress)
 
 
+def other_size_games(inputs: Sequence[str], model: Path, size: int,
+                     log: Callable[[str], Any] = print,
+                     progress: bool = False) -> dict[int, ReplayBuffer]:
+    """The expert games of ``inputs`` of each size ``model`` was made for
+    but ``size`` (its ``board_sizes``, when it plays any size), one replay
+    buffer a size that has games: what keeps an any-size network's other
+    sizes while a run teaches it ``size``. Empty without inputs or for a
+    network of one size."""
+    if not inputs:
+        return {}
+    from imago.nn.modelfile import read_metadata
+
+    meta = read_metadata(model)
+    if not meta.get("any_size"):
+        return {}
+    others = {}
+    for other in sorted(set(meta.get("board_sizes") or []) - {size}):
+        buffer = expert_games(inputs, meta["plane_set"], other, log=log, progress=progress,
+                              required=False)
+        if buffer is not None:
+            others[other] = buffer
+    return others
+
+
 def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
     """GNU Go to find the dead stones of records without markup, or None
     when it is not installed (then stones left on the board count alive)."""
@@ -209,4 +245,4 @@ def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
 
 
 __all__ = ["expert_record", "import_games", "imported", "expert_buffer", "expert_games",
-           "mixed_games", "gnugo_dead_stones", "DONE", "VALIDATION"]
+           "mixed_games", "other_size_games", "gnugo_dead_stones", "DONE", "VALIDATION"]

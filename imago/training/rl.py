@@ -46,11 +46,12 @@ from typing import Any, Callable, Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
-from .expert import mixed_games
+from .expert import mixed_games, other_size_games
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
                      fit_elo)
 from .replay import ReplayBuffer
-from .rl_trainer import MIX_SHARE, RLTrainConfig, mix_problems, train_with_progress
+from .rl_trainer import (MIX_SHARE, OTHER_SIZES_SHARE, RLTrainConfig, mix_problems,
+                         train_with_progress)
 from .search_play import SelfPlaySettings, komi_spread_problem
 from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
@@ -83,6 +84,7 @@ class RLConfig:
     value_mix: float = 0.5
     mix: list = field(default_factory=list)
     mix_share: float = MIX_SHARE
+    other_sizes_share: float = OTHER_SIZES_SHARE
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
@@ -138,7 +140,8 @@ class RLConfig:
         return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
                              optimizer=self.optimizer, learning_rate=self.learning_rate,
                              value_mix=self.value_mix,
-                             mix_share=self.mix_share if self.mix else 0.0, seed=self.seed)
+                             mix_share=self.mix_share if self.mix else 0.0,
+                             other_sizes_share=self.other_sizes_share, seed=self.seed)
 
 
 TRAIN_FROM = ("latest", "best")
@@ -341,8 +344,11 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
         f"{config.window} positions ({buffer.positions(config.size)} stored)")
     mix = mixed_games(config.mix, start, config.size, log=log, progress=progress)
+    others = other_size_games(config.mix, start, config.size, log=log, progress=progress) \
+        if config.other_sizes_share > 0 else {}
     summary = train_with_progress(start, buffer, candidate, config.train_config(),
-                                  size=config.size, shown=progress, log=log, mix=mix)
+                                  size=config.size, shown=progress, log=log, mix=mix,
+                                  others=others)
     state["last_train"] = {k: v for k, v in summary.items() if isinstance(v, (int, float))}
     if config.heldout:
         state["last_heldout"] = _heldout(run, config, state, candidate, log)

@@ -11,7 +11,7 @@ from typing import Optional
 
 from .options import HelpFormatter
 from .rl import ANCHORS, TRAIN_FROM, RLConfig
-from .rl_trainer import MIX_SHARE
+from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
 
 RL_DEFAULTS = RLConfig()
@@ -70,6 +70,10 @@ def training_options(p: argparse.ArgumentParser, defaults) -> None:
                         "and the supervised training's validation games left out)")
     p.add_argument("--mix-share", type=float, default=MIX_SHARE, metavar="S",
                    help="the share of each batch drawn from the --mix games")
+    p.add_argument("--other-sizes-share", type=float, default=OTHER_SIZES_SHARE, metavar="S",
+                   help="the share of training steps given to whole batches of the --mix "
+                        "games of the network's other board sizes (a network that plays "
+                        "every size keeps them while it learns --size; 0: none)")
 
 
 def selfplay_parser() -> argparse.ArgumentParser:

@@ -46,6 +46,9 @@ from .replay import ReplayBuffer
 LOSSES = ("policy", "value", "ownership", "score")
 MIX_SHARE = 0.25
 """The share of each batch drawn from expert games when there are some (``--mix``)."""
+OTHER_SIZES_SHARE = 0.25
+"""The share of training steps given to whole batches of the ``--mix`` games of
+the network's other board sizes, when there are some."""
 OPTION_NAMES = {"learning_rate": "lr"}
 """The configuration's fields whose command-line options are spelled otherwise."""
 # metadata of the parent that describes the parent's own training, not the candidate's
@@ -71,7 +74,10 @@ class RLTrainConfig:
     steps on outcomes raised the value error on held-out KataGo games from
     0.695 to 0.905; mixed half and half, 0.727). ``mix_share`` of every
     batch (rounded) comes from expert games (:mod:`imago.training.expert`)
-    when the trainer is given them.
+    when the trainer is given them. Given expert games of other board
+    sizes (an any-size network's), ``other_sizes_share`` of the steps (spread
+    evenly, the sizes in turn) train on a whole batch of one of those sizes
+    instead, so the network keeps them while it learns its run's size.
     The L2 penalty is the network's own (on its layers, see its ``l2``)."""
 
     steps: int = 400
@@ -85,6 +91,7 @@ class RLTrainConfig:
     score_weight: float = 1.0
     value_mix: float = 0.5
     mix_share: float = 0.0
+    other_sizes_share: float = OTHER_SIZES_SHARE
     symmetries: bool = True
     report_every: int = 20
     seed: int = 0
@@ -102,9 +109,10 @@ class RLTrainConfig:
             out.append(f"learning_rate must be positive, not {self.learning_rate}")
         if not 0.0 <= self.value_mix <= 1.0:
             out.append(f"value_mix must be from 0 to 1, not {self.value_mix}")
-        if not 0.0 <= self.mix_share < 1.0:
-            out.append(f"mix_share must be from 0 up to (not including) 1, "
-                       f"not {self.mix_share}")
+        for name in ("mix_share", "other_sizes_share"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                out.append(f"{name} must be from 0 up to (not including) 1, "
+                           f"not {getattr(self, name)}")
         for name in ("policy_weight", "value_weight", "ownership_weight", "score_weight"):
             if not getattr(self, name) >= 0:
                 out.append(f"{name} must not be negative, not {getattr(self, name)}")
@@ -138,6 +146,16 @@ def mix_problems(inputs: Sequence[str], share: float) -> list[str]:
 def mix_count(config: RLTrainConfig) -> int:
     """How many positions of each batch come from expert games."""
     return int(round(config.mix_share * config.batch_size))
+
+
+def other_size_steps(steps: int, share: float, sizes: Sequence[int]) -> dict[int, int]:
+    """Which of ``steps`` train on a batch of another size: step number ->
+    size, ``share`` of the steps spread evenly (the first at the end of the
+    first stretch), ``sizes`` in turn. Empty without sizes or share."""
+    if not sizes or share <= 0:
+        return {}
+    chosen = [step for step in range(steps) if int((step + 1) * share) > int(step * share)]
+    return {step: sizes[i % len(sizes)] for i, step in enumerate(chosen)}
 
 
 def window_summary(buffer: ReplayBuffer, size: int) -> dict[str, Any]:
@@ -216,12 +234,15 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
                     progress: Optional[Callable[[int, int, dict[str, float]], Any]] = None,
                     log: Callable[[str], Any] = print,
                     metadata: Optional[dict[str, Any]] = None,
-                    mix: Optional[ReplayBuffer] = None) -> dict[str, Any]:
+                    mix: Optional[ReplayBuffer] = None,
+                    others: Optional[Mapping[int, ReplayBuffer]] = None) -> dict[str, Any]:
     """Continue the network at ``best_model`` on the ``size`` x ``size``
     replay window of ``buffer`` for ``config.steps`` minibatches and write
     the result to ``output`` (``.keras`` + ``.json``, atomically). With
     ``mix`` (expert games as replay shards), ``config.mix_share`` of each
-    batch is drawn from it.
+    batch is drawn from it. With ``others`` (expert games of other sizes,
+    by size), ``config.other_sizes_share`` of the steps train on a whole
+    batch of one of those sizes instead (:func:`other_size_steps`).
 
     ``progress(step, steps, logs)`` is called every ``config.report_every``
     steps and after the last, ``logs`` being the mean losses over those
@@ -261,6 +282,12 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         else:
             expert = window_summary(mix, size)
             refusal = refusal or _refusal(net, best_model, mix, expert, size, mixed)
+    other_steps = other_size_steps(config.steps, config.other_sizes_share, sorted(others or {}))
+    other_windows = {}
+    for other in sorted(set(other_steps.values())):
+        other_windows[other] = window_summary(others[other], other)
+        refusal = refusal or _refusal(net, best_model, others[other], other_windows[other],
+                                      other, config.batch_size)
     if refusal:
         raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
 
@@ -272,9 +299,14 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
                 policy_target="distribution")
 
     def next_batch(step: int):
-        b = buffer.sample(config.batch_size - mixed, rng, size=size,
-                          symmetries=config.symmetries)
-        if mixed:
+        if step in other_steps:
+            other = other_steps[step]
+            b = others[other].sample(config.batch_size, rng, size=other,
+                                     symmetries=config.symmetries)
+        else:
+            b = buffer.sample(config.batch_size - mixed, rng, size=size,
+                              symmetries=config.symmetries)
+        if mixed and step not in other_steps:
             e = mix.sample(mixed, rng, size=size, symmetries=config.symmetries)
             b = {k: np.concatenate([b[k], e[k]]) for k in b}
         if b["planes"].shape[-1] != net.planes:
@@ -295,6 +327,9 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         f"{_span(window['generations'])})"
         + (f", {mixed} of each batch from {expert['positions']} positions of expert games"
            if mixed else "")
+        + "".join(f", {sum(1 for s in other_steps.values() if s == other)} steps on "
+                  f"{other}x{other} expert games ({window['positions']} positions)"
+                  for other, window in other_windows.items())
         + f", {config.optimizer} at {config.learning_rate:g}")
     start = time.perf_counter()
     history = train_steps(net, next_batch, config.steps, every=config.report_every,
@@ -312,16 +347,20 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     }
     if expert is not None:
         summary["expert"] = expert
+    if other_windows:
+        summary["other_sizes"] = {str(k): v for k, v in other_windows.items()}
     parent_meta = net.metadata
     net.metadata = {k: v for k, v in parent_meta.items() if k not in PARENT_ONLY}
     record = {
         "parent": {"path": str(best_model), "name": best_model.name,
                    "sha256": _sha256(best_model), "date": parent_meta.get("date"),
                    "parent": (parent_meta.get("parent") or {}).get("name")},
-        "rl_training": {**{k: v for k, v in summary.items() if k not in ("window", "expert")},
+        "rl_training": {**{k: v for k, v in summary.items()
+                           if k not in ("window", "expert", "other_sizes")},
                         "total_steps": config.steps + int(
                             (parent_meta.get("rl_training") or {}).get("total_steps", 0)),
-                        "replay": window, "expert": expert, "config": asdict(config),
+                        "replay": window, "expert": expert,
+                        "other_sizes": summary.get("other_sizes"), "config": asdict(config),
                         "l2": net.l2,
                         "finished": _dt.datetime.now(_dt.timezone.utc)
                         .isoformat(timespec="seconds")},
@@ -341,7 +380,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
 def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
                         config: RLTrainConfig, size: int = 9, shown: bool = False,
                         log: Callable[[str], Any] = print,
-                        mix: Optional[ReplayBuffer] = None) -> dict[str, Any]:
+                        mix: Optional[ReplayBuffer] = None,
+                        others: Optional[Mapping[int, ReplayBuffer]] = None) -> dict[str, Any]:
     """:func:`train_candidate` with a progress bar of its steps and their
     losses on a terminal when ``shown`` (the loop's trainer stage and
     ``train.py candidate``)."""
@@ -355,7 +395,7 @@ def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
 
     try:
         return train_candidate(best_model, buffer, output, config, size=size,
-                               progress=advance, log=log, mix=mix)
+                               progress=advance, log=log, mix=mix, others=others)
     finally:
         bar.close()
 
@@ -383,5 +423,6 @@ def _span(generations: list[int]) -> str:
     return str(generations[0]) if len(generations) == 1 else f"{generations[0]}-{generations[-1]}"
 
 
-__all__ = ["MIX_SHARE", "mix_count", "mix_problems", "RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically",
+__all__ = ["MIX_SHARE", "OTHER_SIZES_SHARE", "mix_count", "mix_problems", "other_size_steps",
+           "RLTrainConfig", "train_candidate", "train_with_progress", "save_atomically",
            "window_summary", "OPTION_NAMES"]
