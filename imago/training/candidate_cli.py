@@ -78,7 +78,7 @@ def _problems(args: argparse.Namespace, config: RLTrainConfig) -> list[str]:
 
 
 def candidate_main(argv: Optional[list[str]] = None) -> int:
-    from .expert import mixed_games, other_size_games
+    from .expert import training_mix
     from .replay import ReplayBuffer
     from .rl_trainer import train_with_progress
 
@@ -96,10 +96,9 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
         parser.error("; ".join(problems))
     buffer = ReplayBuffer(replay_folder(args.replay), window=args.window)
     try:
-        mix = mixed_games(args.mix, Path(args.model), args.size, log=stderr_line,
-                          progress=args.progress)
-        others = other_size_games(args.mix, Path(args.model), args.size, log=stderr_line,
-                                  progress=args.progress) if config.other_sizes_share else {}
+        mix, others = training_mix(args.mix, Path(args.model), args.size,
+                                   config.other_sizes_share > 0, log=stderr_line,
+                                   progress=args.progress)
         summary = train_with_progress(Path(args.model), buffer, Path(args.out), config,
                                       size=args.size, shown=args.progress, log=stderr_line,
                                       mix=mix, others=others)

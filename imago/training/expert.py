@@ -235,6 +235,18 @@ def other_size_games(inputs: Sequence[str], model: Path, size: int,
     return others
 
 
+def training_mix(inputs: Sequence[str], model: Path, size: int, other_sizes: bool,
+                 log: Callable[[str], Any] = print, progress: bool = False
+                 ) -> tuple[Optional[ReplayBuffer], dict[int, ReplayBuffer]]:
+    """What a candidate trains on beside its window: the ``size`` games of
+    ``inputs`` (:func:`mixed_games`) and, when ``other_sizes``, those of
+    the network's other sizes (:func:`other_size_games`)."""
+    mix = mixed_games(inputs, model, size, log=log, progress=progress)
+    others = other_size_games(inputs, model, size, log=log, progress=progress) \
+        if other_sizes else {}
+    return mix, others
+
+
 def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
     """GNU Go to find the dead stones of records without markup, or None
     when it is not installed (then stones left on the board count alive)."""
@@ -245,4 +257,5 @@ def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
 
 
 __all__ = ["expert_record", "import_games", "imported", "expert_buffer", "expert_games",
-           "mixed_games", "other_size_games", "gnugo_dead_stones", "DONE", "VALIDATION"]
+           "mixed_games", "other_size_games", "training_mix", "gnugo_dead_stones", "DONE",
+           "VALIDATION"]

@@ -46,7 +46,7 @@ from typing import Any, Callable, Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
-from .expert import mixed_games, other_size_games
+from .expert import training_mix
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
                      fit_elo)
 from .replay import ReplayBuffer
@@ -343,9 +343,8 @@ def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,
     start = _training_start(run, config, state)
     log(f"rl: training cand-{iteration + 1:04d} from {start.stem} on the newest "
         f"{config.window} positions ({buffer.positions(config.size)} stored)")
-    mix = mixed_games(config.mix, start, config.size, log=log, progress=progress)
-    others = other_size_games(config.mix, start, config.size, log=log, progress=progress) \
-        if config.other_sizes_share > 0 else {}
+    mix, others = training_mix(config.mix, start, config.size, config.other_sizes_share > 0,
+                               log=log, progress=progress)
     summary = train_with_progress(start, buffer, candidate, config.train_config(),
                                   size=config.size, shown=progress, log=log, mix=mix,
                                   others=others)
