@@ -306,9 +306,9 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         else:
             b = buffer.sample(config.batch_size - mixed, rng, size=size,
                               symmetries=config.symmetries)
-        if mixed and step not in other_steps:
-            e = mix.sample(mixed, rng, size=size, symmetries=config.symmetries)
-            b = {k: np.concatenate([b[k], e[k]]) for k in b}
+            if mixed:
+                e = mix.sample(mixed, rng, size=size, symmetries=config.symmetries)
+                b = {k: np.concatenate([b[k], e[k]]) for k in b}
         if b["planes"].shape[-1] != net.planes:
             raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
                              f"planes, {best_model.name} takes {net.planes}")
