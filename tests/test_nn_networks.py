@@ -13,7 +13,7 @@ pytest.importorskip("tensorflow")
 from imago.game import BLACK, WHITE, GameState  # noqa: E402
 from imago.nn.features import encode_batch, legal_mask, point_to_move  # noqa: E402
 from imago.nn.networks import (ModelSizeError, NeuralNetwork, create_network,  # noqa: E402
-                               metadata_path)
+                               metadata_path, padded_batch_size)
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +43,27 @@ def test_inference_is_one_compiled_function_for_any_batch(tiny_residual):
     for n in (1, 3, 32):
         assert tiny_residual.evaluate(np.zeros((n, 9, 9, 18), np.float32))["policy"].shape == (n, 82)
     assert fn.experimental_get_tracing_count() == 1
+
+
+def test_batches_pad_to_a_few_sizes_where_each_shape_compiles():
+    sizes = [padded_batch_size(n) for n in range(1, 1001)]
+    assert sizes[:17] == [1, 2, 4, 4, 8, 8, 8, 8] + [16] * 8 + [24]
+    assert all(s >= n for n, s in zip(range(1, 1001), sizes)) and sizes == sorted(sizes)
+    assert all(s - n <= s / 3 for n, s in zip(range(17, 1001), sizes))
+    assert len(set(sizes)) <= 18
+
+
+def test_padded_evaluation_answers_as_the_plain_one(tiny_residual, monkeypatch):
+    import imago.nn.networks as networks
+
+    x = np.random.default_rng(1).random((5, 9, 9, 18)).astype(np.float32)
+    plain = tiny_residual.evaluate(x)
+    monkeypatch.setattr(networks, "SHAPE_COMPILING_BACKENDS", ("tensorflow", "jax"))
+    padded = tiny_residual.evaluate(x)  # 5 positions run as 8, answered as 5
+    assert set(padded) == set(plain)
+    for head, values in plain.items():
+        assert padded[head].shape == values.shape
+        assert np.allclose(padded[head], values, atol=1e-5)
 
 
 def test_residual_plays_other_sizes(tiny_residual):

@@ -41,6 +41,25 @@ from .precision import inference_precision
 
 METADATA_VERSION = 1
 
+SHAPE_COMPILING_BACKENDS = ("jax",)
+"""Back ends whose compiled calls are traced again for every new input shape:
+:meth:`NeuralNetwork.evaluate` pads their batches to a few sizes
+(:func:`padded_batch_size`), or a search's ever-changing batch sizes would
+compile one program each (TensorFlow's ``tf.function`` takes any batch)."""
+
+
+def padded_batch_size(n: int) -> int:
+    """The batch size ``n`` positions are padded to where each new shape
+    compiles: 1, 2, 4, 8, 16, then steps of at most half again (24, 32, 48,
+    64, 96, ...), so a search's batches use about a dozen shapes and, above
+    16 positions, at most a third of a batch is padding."""
+    if n <= 16:
+        return 1 << max(0, (n - 1).bit_length())
+    size = 16
+    while size < n:
+        size = size * 3 // 2 if size & (size - 1) == 0 else size * 4 // 3
+    return size
+
 
 # ------------------------------------------------------------------ layers
 @keras.saving.register_keras_serializable(package="imago")
@@ -315,8 +334,14 @@ class NeuralNetwork:
             raise ValueError(f"expected (batch, size, size, {self.planes}) planes, "
                              f"got {planes.shape}")
         self.check_size(planes.shape[1])
+        n = len(planes)
+        if keras.backend.backend() in SHAPE_COMPILING_BACKENDS and n:
+            padding = padded_batch_size(n) - n
+            if padding:
+                planes = np.concatenate(
+                    [planes, np.zeros((padding,) + planes.shape[1:], np.float32)])
         out = self._compiled(planes.shape[1])(planes)
-        result = {k: np.asarray(v) for k, v in out.items()}
+        result = {k: np.asarray(v)[:n] for k, v in out.items()}
         if "value" in result:
             result["value"] = result["value"].reshape(-1)
         if "score" in result:
