@@ -4,6 +4,8 @@ top of the board)."""
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pytest
 
@@ -359,29 +361,43 @@ def test_does_not_pass_while_a_group_is_in_danger(model):
         assert index_to_vertex(move, 9) == "A2"
 
 
-CAPTURING_RACE_13 = (
-    "L11 D4 K3 D10 F11 K10 L10 K9 J12 L5 J4 L9 K6 L6 K7 L7 D12 D7 L4 K5 J5 H11 H12 G11 F10 G12 "
-    "F12 F3 G13 G9 G7 F9 H6 C11 C3 C4 D3 E3 E2 F2 B4 B5 D1 B3 B2 A4 A2 C12 D11 E10 M10 M9 M4 M5 "
-    "N5 N6 N4 J2 J3 H2 K2 K1 M2 L1 E6 D6 E5 E4 F5 E7 C13 B13 C10 D13 E11 E13 F13 G10 B10 B11 "
-    "A12 A11 C9 E9 B9 B7 K11 J11 H8 H9 J8 H13 J13 M12 L12 L13 K13 M13 N12 N11 M11 N13 N10 N9 "
-    "N12 F1 D2 G4 H13 G5 F7 G6 F6 H3 L2 M1 A3 B4 K8 L8 D5 C5 J9 J10 F8 E8 G8 H5 N2 J6 J7 H4 E12 "
-    "C13 B8 C8 A10 A8 A13 B1 C1 B12 A12 M3 D9 D8 A13 K4 A1 F4 N1 J1 A9 A7 E1")
-"""A 13x13 game imago (White) lost to GNU Go: after Black's E1 the count calls
-the game over, B+13.5, with Black's left group (three liberties, all in its
-own territory) alive; but White wins the capturing race from B11-C11."""
+class HiddenRace(AreaEvaluator):
+    """The area count, except that White wins by 20 points once it has a
+    stone on ``point``: a capturing race the count cannot see, which only
+    the search (its evaluator) reads. The pass has a network's share of the
+    priors, so that the search weighs it against the board moves."""
+
+    def __init__(self, point: Optional[int]):
+        super().__init__(priors={None: 20.0})
+        self.point = point
+
+    def evaluate(self, leaves):
+        answer = super().evaluate(leaves)
+        priors, margins = answer[0], answer.margins
+        for k, leaf in enumerate(leaves):
+            if self.point is not None and leaf.board.cells[self.point] == WHITE:
+                margins[k] = -20.0 if leaf.to_move == BLACK else 20.0
+        komi = np.array([leaf.komi if leaf.to_move == BLACK else -leaf.komi for leaf in leaves])
+        return Evaluation(priors, np.tanh((margins - komi) / 3.0), margins)
 
 
 def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more():
-    model = network_or_skip()
-    game = GameState(13, komi=7.5)
-    for vertex in CAPTURING_RACE_13.split():
-        game.play(game.to_move, vertex_to_index(vertex, 13))
-    alg = create_algorithm("mcts", model=model, visits=400, seed=1)
+    """Black leads the closed seki position by 5.5 and the count calls the
+    game over; White to move plays on where its search finds a win (a race
+    the count settled the wrong way), and passes where it finds none."""
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    even = MCTSAlgorithm.judge(game_from(seki_rows(9), 0)).score
+    game = game_from(seki_rows(9), even - 5.5)
+    alg = create_algorithm("mcts", model="none", visits=300, seed=1)
     judged = alg.judge(game)
     assert judged.settled and judged.winner == BLACK and alg._game_is_over(game, judged, WHITE)
-    move = alg.choose_move(game, WHITE)
-    assert move not in (None, RESIGN)
-    assert index_to_vertex(move, 13) in ("A11", "B11", "C11", "B12", "C12")
+    j5 = vertex_to_index("J5", 9)  # in White's territory: a move that costs nothing
+    alg.playouts = HiddenRace(j5)
+    assert alg.choose_move(game, WHITE) == j5
+    alg = create_algorithm("mcts", model="none", visits=300, seed=1)
+    alg.playouts = HiddenRace(None)  # no race: nothing to gain
+    assert alg.choose_move(game, WHITE) is None
 
 
 class Flat:

@@ -487,9 +487,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
     def _board_move_wins_more(self, root: SearchNode) -> bool:
         """Whether the search's best board move wins more often than its pass
         (searched enough) by over :data:`OVER_WINRATE`. A count can call a
-        game over that is not: the playouts settle a capturing race at random
-        (13x13 against GNU Go: a group with three liberties, all in its own
-        territory, beside a weaker one; imago passed and lost a won game)."""
+        game over that is not: the playouts settle a capturing race at random."""
         gain = self._board_move_gain(root)
         return gain is not None and gain[0] > 2 * OVER_WINRATE
 
