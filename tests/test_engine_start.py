@@ -213,28 +213,25 @@ def test_clear_board_waits_for_the_background_load_that_name_does_not():
 def test_the_default_network_is_the_shipped_one_of_the_board_size():
     from imago.analysis.engine import AnalysisEngine
     from imago.analysis.query import parse_line
-    from imago.nn.evaluator import DEFAULT_MODEL, MULTI_SIZE_MODEL, SIZE_MODELS, shipped_model
+    from imago.nn.evaluator import DEFAULT_MODEL, SIZE_MODELS, shipped_model
 
-    assert shipped_model(9) == DEFAULT_MODEL
+    assert DEFAULT_MODEL == MODELS / "rl9k.keras"
     assert shipped_model(5) == SIZE_MODELS[5] == MODELS / "residual5.keras"
-    assert {shipped_model(size) for size in (6, 7, 13, 19)} == {MULTI_SIZE_MODEL}
+    assert {shipped_model(size) for size in (6, 7, 9, 13, 19)} == {DEFAULT_MODEL}
     mcts = create_algorithm("mcts", visits=8, seed=1)
-    assert mcts.networks.for_size(9).path == DEFAULT_MODEL
-    assert mcts.networks.for_size(13).path == mcts.networks.for_size(19).path == MULTI_SIZE_MODEL
-    assert mcts.networks.for_size(13) is mcts.networks.for_size(19)  # one evaluator a file
+    assert mcts.networks.for_size(9).path == mcts.networks.for_size(19).path == DEFAULT_MODEL
+    assert mcts.networks.for_size(9) is mcts.networks.for_size(13)  # one evaluator a file
     assert mcts.networks.for_size(5).path == SIZE_MODELS[5]
     assert not mcts.networks.uses_network(4)  # below 5x5: the search alone
-    assert DEFAULT_MODEL == MODELS / "rl9e.keras"
     residual9 = MODELS / "residual9.keras"
     given = create_algorithm("mcts", model=str(residual9), visits=8)
     assert given.networks.for_size(19).path == residual9  # a model given plays every size
     policy = create_algorithm("policy")
-    assert policy._model_for(13).path == MULTI_SIZE_MODEL
-    assert policy._model_for(9).path == DEFAULT_MODEL
+    assert policy._model_for(13).path == policy._model_for(9).path == DEFAULT_MODEL
     engine = AnalysisEngine("default", seed=1, write=lambda answer: None)
     try:
         query = parse_line('{"id": "a", "moves": [], "rules": "chinese", "komi": 7.5, '
                               '"boardXSize": 13, "boardYSize": 13, "maxVisits": 4}').query
-        assert engine._pool_for(query).evaluator.path == MULTI_SIZE_MODEL
+        assert engine._pool_for(query).evaluator.path == DEFAULT_MODEL
     finally:
         engine.close()

@@ -35,8 +35,8 @@ from .algorithm import DecisionAlgorithm, checked
 class PolicyAlgorithm(DecisionAlgorithm):
     """The network's best legal move. Options: ``model`` (path of a
     ``.keras`` model; default the shipped network of the board size,
-    ``models/rl9e.keras`` on 9x9, ``models/residual5.keras`` on 5x5 and
-    ``models/multi.keras`` elsewhere),
+    ``models/residual5.keras`` on 5x5 and ``models/rl9k.keras`` on every
+    other size),
     ``temperature`` (0: best move; > 0: sample from ``p ** (1/T)``),
     ``seed`` (for sampling)."""
 

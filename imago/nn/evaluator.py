@@ -30,26 +30,24 @@ from .modelfile import ModelFile, network_of
 log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "rl9e.keras"
-"""The 9x9 network: the multi-size network after a 9x9 self-play iteration,
-stronger on 9x9 than both it and the 9x9-only ``residual9.keras``, but
-weaker on 19x19 than the multi-size network it came from (models/README.md)."""
-MULTI_SIZE_MODEL = MODELS_DIR / "multi.keras"
-SIZE_MODELS = {9: DEFAULT_MODEL, 5: MODELS_DIR / "residual5.keras"}
-"""Board sizes with a shipped network of their own: 9x9 (above) and 5x5 (the
-multi-size network taught 5x5 by self-play, which the records of 9x9 to
-19x19 games never did)."""
+DEFAULT_MODEL = MODELS_DIR / "rl9k.keras"
+"""The shipped network of every board size but 5x5: the multi-size network
+(trained on 9x9, 13x13 and 19x19 records, komi as an input) after a 9x9
+self-play iteration that kept a quarter of its steps on the 13x13 and 19x19
+records, so that it gained on 9x9 and lost nothing on the big boards
+(models/README.md)."""
+SIZE_MODELS = {5: MODELS_DIR / "residual5.keras"}
+"""Board sizes with a shipped network of their own: 5x5 (the multi-size
+network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
+never did)."""
 
 
 def shipped_model(size: int = 9) -> Path:
     """The shipped network for ``size`` boards: the size's own network
-    (:data:`SIZE_MODELS`), or the multi-size network (trained on 9x9, 13x13
-    and 19x19, with komi as an input); the 9x9 one wherever those are
-    missing."""
-    for path in (SIZE_MODELS.get(size), MULTI_SIZE_MODEL):
-        if path is not None and path.exists():
-            return path
-    return DEFAULT_MODEL
+    (:data:`SIZE_MODELS`), else the one network of every other size
+    (:data:`DEFAULT_MODEL`)."""
+    path = SIZE_MODELS.get(size)
+    return path if path is not None and path.exists() else DEFAULT_MODEL
 
 
 def default_model_path(size: int = 9) -> Optional[Path]:
