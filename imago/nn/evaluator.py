@@ -34,8 +34,8 @@ DEFAULT_MODEL = MODELS_DIR / "rl9k.keras"
 """The shipped network of every board size but 5x5: the multi-size network
 (trained on 9x9, 13x13 and 19x19 records, komi as an input) after a 9x9
 self-play iteration that kept a quarter of its steps on the 13x13 and 19x19
-records, so that it gained on 9x9 and lost nothing on the big boards
-(models/README.md)."""
+records: as strong as the 9x9-only iteration on 9x9 and as the multi-size
+network on 19x19 at equal visits, stronger on 13x13 (models/README.md)."""
 SIZE_MODELS = {5: MODELS_DIR / "residual5.keras"}
 """Board sizes with a shipped network of their own: 5x5 (the multi-size
 network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
