@@ -104,12 +104,14 @@ class AreaEvaluator:
         priors = np.ones((len(leaves), size * size + 1))
         for p, weight in (self.priors or {}).items():
             priors[:, action_of(p, size)] = weight
-        margins = np.zeros(len(leaves))
-        for k, leaf in enumerate(leaves):
-            area = area_score(leaf.board, 0.0)
-            margins[k] = area if leaf.to_move == BLACK else -area
+        margins = np.array([self.margin(leaf) for leaf in leaves])
         komi = np.array([leaf.komi if leaf.to_move == BLACK else -leaf.komi for leaf in leaves])
         return Evaluation(priors, np.tanh((margins - komi) / 3.0), margins)
+
+    def margin(self, leaf) -> float:
+        """The area lead of the player to move, komi left out."""
+        area = area_score(leaf.board, 0.0)
+        return area if leaf.to_move == BLACK else -area
 
 
 def network_or_skip() -> str:
@@ -371,14 +373,10 @@ class HiddenRace(AreaEvaluator):
         super().__init__(priors={None: 20.0})
         self.point = point
 
-    def evaluate(self, leaves):
-        answer = super().evaluate(leaves)
-        priors, margins = answer[0], answer.margins
-        for k, leaf in enumerate(leaves):
-            if self.point is not None and leaf.board.cells[self.point] == WHITE:
-                margins[k] = -20.0 if leaf.to_move == BLACK else 20.0
-        komi = np.array([leaf.komi if leaf.to_move == BLACK else -leaf.komi for leaf in leaves])
-        return Evaluation(priors, np.tanh((margins - komi) / 3.0), margins)
+    def margin(self, leaf) -> float:
+        if self.point is not None and leaf.board.cells[self.point] == WHITE:
+            return -20.0 if leaf.to_move == BLACK else 20.0
+        return super().margin(leaf)
 
 
 def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more():
