@@ -190,6 +190,26 @@ def test_a_struck_out_root_pass_gets_no_visits():
     assert pass_visits(root) > 0
 
 
+def test_a_root_move_selection_never_tries_gets_the_visits_asked_for():
+    """visit_root_action searches one root move whatever its prior (the
+    engine's pass when a count calls the game over): it gets its visits,
+    the other moves keep theirs, and selection is itself again after."""
+    search = PUCTSearch(PreferringEvaluator("C7"), batch_size=4, seed=1)
+    pass_action = 81
+    game = GameState(9)
+    root = search.run(game, BLACK, visits=100)
+    assert root.edge(pass_action) < 0
+    before = root.visits.copy()
+    search.visit_root_action(pass_action, 8)
+    assert root.visits[root.edge(pass_action)] == 8
+    assert np.array_equal(root.visits[:len(before)], before)
+    assert root.total_visits() == root.visits.sum() == 108
+    search.visit_root_action(pass_action, 8)  # it has them: nothing more
+    assert root.total_visits() == 108
+    assert search.run(game, BLACK, visits=200, early_stop=False) is root  # searched on
+    assert root.visits[root.edge(pass_action)] == 8 and root.total_visits() == 200
+
+
 def dead_stone_game(komi: float, passed: int) -> GameState:
     """5x5: Black's C column owns the board but for White's dead A3; the
     colour ``passed`` has just passed."""

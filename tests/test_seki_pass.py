@@ -366,11 +366,12 @@ def test_does_not_pass_while_a_group_is_in_danger(model):
 class HiddenRace(AreaEvaluator):
     """The area count, except that White wins by 20 points once it has a
     stone on ``point``: a capturing race the count cannot see, which only
-    the search (its evaluator) reads. The pass has a network's share of the
-    priors, so that the search weighs it against the board moves."""
+    the search (its evaluator) reads. ``pass_prior``: the pass's weight
+    among the moves' 1 (20, a network's share; 0.001, a pass selection
+    would never try)."""
 
-    def __init__(self, point: Optional[int]):
-        super().__init__(priors={None: 20.0})
+    def __init__(self, point: Optional[int], pass_prior: float = 20.0):
+        super().__init__(priors={None: pass_prior})
         self.point = point
 
     def margin(self, leaf) -> float:
@@ -379,10 +380,12 @@ class HiddenRace(AreaEvaluator):
         return super().margin(leaf)
 
 
-def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more():
+@pytest.mark.parametrize("pass_prior", [20.0, 0.001])
+def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more(pass_prior):
     """Black leads the closed seki position by 5.5 and the count calls the
     game over; White to move plays on where its search finds a win (a race
-    the count settled the wrong way), and passes where it finds none."""
+    the count settled the wrong way), and passes where it finds none, also
+    when the priors give the pass nothing (it is searched all the same)."""
     from imago.engine.mcts_algorithm import MCTSAlgorithm
 
     even = MCTSAlgorithm.judge(game_from(seki_rows(9), 0)).score
@@ -391,10 +394,10 @@ def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more():
     judged = alg.judge(game)
     assert judged.settled and judged.winner == BLACK and alg._game_is_over(game, judged, WHITE)
     j5 = vertex_to_index("J5", 9)  # in White's territory: a move that costs nothing
-    alg.playouts = HiddenRace(j5)
+    alg.playouts = HiddenRace(j5, pass_prior)
     assert alg.choose_move(game, WHITE) == j5
     alg = create_algorithm("mcts", model="none", visits=300, seed=1)
-    alg.playouts = HiddenRace(None)  # no race: nothing to gain
+    alg.playouts = HiddenRace(None, pass_prior)  # no race: nothing to gain
     assert alg.choose_move(game, WHITE) is None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import math
 import random
 import threading
 import time
@@ -67,7 +68,8 @@ PASS_WINRATE = 0.02
 within this of the move's (and its lead within ``pass_margin`` points)."""
 OVER_WINRATE = 0.1
 """When the count calls the game over, a board move is played instead of
-the pass only if the search finds it wins this much more often."""
+the pass only if the search finds it wins this much more often (beyond
+the noise of the visits' means)."""
 MIN_PASS_VISITS = 8
 """Visits the pass needs before its lead is compared with the best move's."""
 
@@ -297,8 +299,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
         self.searched = True
         if root.terminal or not root.expanded:
             return None
-        if over and not self._board_move_wins_more(root):
-            return None
+        if over:  # the pass has a value to compare, tried by selection or not
+            self.search.visit_root_action(self.search.size ** 2, MIN_PASS_VISITS)
+            if not self._board_move_wins_more(root):
+                return None
         point = self.search.point_of(self._pick(root, state))
         if point is None and not pass_wins and not alone:
             point = self._best_board_move(root)
@@ -472,24 +476,28 @@ class MCTSAlgorithm(DecisionAlgorithm):
             return False
         return abs(judged.score) > dame
 
-    def _board_move_gain(self, root: SearchNode) -> Optional[tuple[float, float]]:
+    def _board_move_gain(self, root: SearchNode) -> Optional[tuple[float, float, float]]:
         """What the search's best board move gains over its pass, ``(value,
-        score lead)`` from their mean results (values are 2 x win rate - 1);
-        None while the pass is not searched enough (or either is missing)."""
+        score lead, noise)`` from their mean results (values are 2 x win
+        rate - 1; noise is the value gain's standard error at most, values
+        spreading over [-1, 1]: ``sqrt(1 / n_move + 1 / n_pass)``); None
+        while the pass is not searched enough (or either is missing)."""
         pass_edge = root.edge(self.search.size ** 2)
         best = self._best_board_edge(root)
         if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
             return None
         n_pass, n_best = root.visits[pass_edge], root.visits[best]
         return (root.values[best] / n_best - root.values[pass_edge] / n_pass,
-                root.scores[best] / n_best - root.scores[pass_edge] / n_pass)
+                root.scores[best] / n_best - root.scores[pass_edge] / n_pass,
+                math.sqrt(1.0 / n_best + 1.0 / n_pass))
 
     def _board_move_wins_more(self, root: SearchNode) -> bool:
         """Whether the search's best board move wins more often than its pass
-        (searched enough) by over :data:`OVER_WINRATE`. A count can call a
-        game over that is not: the playouts settle a capturing race at random."""
+        by over :data:`OVER_WINRATE`, beyond the noise of their few visits.
+        A count can call a game over that is not: the playouts settle a
+        capturing race at random."""
         gain = self._board_move_gain(root)
-        return gain is not None and gain[0] > 2 * OVER_WINRATE
+        return gain is not None and gain[0] - gain[2] > 2 * OVER_WINRATE
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
         """Whether the search's pass (searched enough) is as good as its

@@ -178,6 +178,7 @@ class PUCTSearch(SearchReports):
         self._utility = 0.0  # score_utility while a score is known, else 0
         self._scale = 1.0
         self.noiseless_priors: Optional[np.ndarray] = None  # the root's, when noise was added
+        self._forced_action: Optional[int] = None  # the root's choice in visit_root_action
 
     # ------------------------------------------------------------ the root
     def set_root(self, state: GameState, color: int) -> SearchNode:
@@ -496,6 +497,27 @@ class PUCTSearch(SearchReports):
                 break
         return root
 
+    def visit_root_action(self, action: int, visits: int) -> None:
+        """Descend through the root's ``action`` until it has ``visits``
+        visits, whatever selection thinks of it: a move the caller compares
+        with the best one (the pass, when a count calls the game over) gets a
+        value of its own even where selection never tried it. Nothing
+        happens at a root that is not expanded or proven, or when
+        ``action`` is not open there (occupied, struck out)."""
+        root = self.root
+        if root is None or not root.expanded or root.exact is not None \
+                or action not in root.open_actions():
+            return
+        self._forced_action = action
+        try:
+            for _ in range(visits):
+                edge = root.edge(action)
+                if edge >= 0 and root.visits[edge] >= visits:
+                    break
+                self.step(1)
+        finally:
+            self._forced_action = None
+
     def step(self, batch: int) -> None:
         """One round: select up to ``batch`` leaves, evaluate, apply."""
         leaves = self.select(batch)
@@ -617,8 +639,13 @@ class PUCTSearch(SearchReports):
         path = []
         vl = self.virtual_loss
         root_color, center = self.root_color, self._score_sum / self._score_n
+        forced_at = node if self._forced_action is not None else None
         while node.expanded and not node.terminal and (node.exact is None or not path):
-            action, edge = self._choose(node, center if color == root_color else -center)
+            if node is forced_at:
+                action = self._forced_action
+                edge = node.edge(action)
+            else:
+                action, edge = self._choose(node, center if color == root_color else -center)
             point = points[action]
             if edge < 0:
                 if point is not None and self._unplayable(board, point, color):
