@@ -63,7 +63,8 @@ def best(tmp_path_factory):
     from imago.nn.networks import create_network
 
     net = create_network("residual", 9, PLANES, blocks=1, filters=8)
-    return net.save(tmp_path_factory.mktemp("models") / "best.keras")
+    return net.save(tmp_path_factory.mktemp("models") / "best.keras",
+                    note="what the parent is", heldout={"top1": {"ai19": 0.4}})
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +118,9 @@ def test_train_candidate_writes_a_loadable_candidate(tmp_path, best, buffer):
     assert rl["config"]["batch_size"] == 32 and rl["replay"]["positions"] == 180
     assert set(rl["losses"]) >= {"policy", "value", "ownership", "total"}
     assert meta["generation"] == 1 and "date" in meta and meta["plane_set"] == PLANES
+    # the parent's own description and figures are not the candidate's
+    assert "note" not in meta and "heldout" not in meta
+    assert meta["parent_heldout"] == {"top1": {"ai19": 0.4}}
 
     cand = NeuralNetwork.load(output, board_size=9)
     parent = NeuralNetwork.load(best)

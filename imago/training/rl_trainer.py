@@ -53,7 +53,8 @@ OPTION_NAMES = {"learning_rate": "lr"}
 """The configuration's fields whose command-line options are spelled otherwise."""
 # metadata of the parent that describes the parent's own training, not the candidate's
 PARENT_ONLY = ("metrics", "training", "data", "command", "date", "keras_version",
-               "rl_training", "parent")
+               "rl_training", "parent", "parent_heldout", "heldout", "note",
+               "self_play_run")
 
 
 @dataclass
@@ -365,6 +366,8 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
                         "finished": _dt.datetime.now(_dt.timezone.utc)
                         .isoformat(timespec="seconds")},
     }
+    if parent_meta.get("heldout"):  # the parent's figures, to compare the candidate's with
+        record["parent_heldout"] = parent_meta["heldout"]
     record.update(metadata or {})
     summary["output"] = str(save_atomically(net, output, **record))
     loss = summary["losses"]
