@@ -235,3 +235,23 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
         assert engine._pool_for(query).evaluator.path == DEFAULT_MODEL
     finally:
         engine.close()
+
+
+def test_the_shipped_network_is_found_with_the_back_end_keras_is_told_to_use(monkeypatch):
+    """A machine with JAX and no TensorFlow (KERAS_BACKEND=jax) plays the
+    shipped network; a back end that is not installed means no network
+    (the engine then searches with playouts), whichever it is."""
+    import importlib.util
+
+    from imago.nn import evaluator
+
+    installed = {"keras", "jax"}
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name in installed else None)
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    assert evaluator.networks_can_run()
+    assert evaluator.default_model_path(9) == evaluator.DEFAULT_MODEL
+    monkeypatch.delenv("KERAS_BACKEND")  # TensorFlow, not installed here
+    assert not evaluator.networks_can_run() and evaluator.default_model_path(9) is None
+    installed = {"tensorflow"}  # and no Keras
+    assert evaluator.default_model_path(9) is None

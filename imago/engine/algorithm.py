@@ -112,7 +112,8 @@ def checked(name: str, value: Any, kind: type = float, low: Optional[float] = No
 
 def default_algorithm() -> str:
     """``mcts`` guided by the shipped residual network when the model file
-    and TensorFlow are installed; else ``uct``, which needs neither."""
+    and Keras with its back end are installed; else ``uct``, which needs
+    neither."""
     from imago.nn.evaluator import default_model_path  # no TensorFlow import
 
     return "mcts" if default_model_path() is not None else "uct"

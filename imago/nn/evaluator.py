@@ -50,21 +50,32 @@ def shipped_model(size: int = 9) -> Path:
     return path if path is not None and path.exists() else DEFAULT_MODEL
 
 
-def default_model_path(size: int = 9) -> Optional[Path]:
-    """The shipped model for ``size`` boards (:func:`shipped_model`), if it
-    and TensorFlow are installed."""
+def keras_backend() -> str:
+    """The back end Keras runs on: ``$KERAS_BACKEND``, TensorFlow by default."""
+    return os.environ.get("KERAS_BACKEND", "tensorflow")
+
+
+def networks_can_run() -> bool:
+    """Whether Keras and its back end (:func:`keras_backend`: TensorFlow,
+    or JAX on a machine that has only that) are installed, without
+    importing either."""
     from importlib.util import find_spec
 
+    return find_spec("keras") is not None and find_spec(keras_backend()) is not None
+
+
+def default_model_path(size: int = 9) -> Optional[Path]:
+    """The shipped model for ``size`` boards (:func:`shipped_model`), if it
+    is installed and networks can run (:func:`networks_can_run`)."""
     path = shipped_model(size)
-    exists = path.exists() and find_spec("tensorflow") is not None
-    return path if exists else None
+    return path if path.exists() and networks_can_run() else None
 
 
 def set_network_threads(threads: int) -> Optional[str]:
     """Run the network's operations on ``threads`` CPU threads; None when
     done, or why not (the back end started its thread pools already, or is
     not TensorFlow), in words for a log line."""
-    backend = os.environ.get("KERAS_BACKEND", "tensorflow")
+    backend = keras_backend()
     if backend != "tensorflow":
         return f"the network's threads are left to the {backend} back end"
     import tensorflow as tf
