@@ -77,6 +77,7 @@ def test_bad_engines_lose_the_game(tmp_path, capsys, body, reason):
     out = capsys.readouterr().out
     assert status == 0
     assert f"losses by {reason} 1" in out.splitlines()[-2]
+    assert "losses by" not in out.splitlines()[-1]  # the winner lost nothing
 
 
 def test_client_reports_a_dead_engine(tmp_path):

@@ -199,10 +199,11 @@ def report(stats: list[EngineStats], games: int) -> str:
         secs = s.seconds
         mean = sum(secs) / len(secs) if secs else 0.0
         worst = max(secs) if secs else 0.0
-        reasons = ", ".join(f"{k} {v}" for k, v in sorted(s.by_reason.items())) or "none"
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(s.by_reason.items()))
         lines.append(f"{s.name}: {s.wins} wins ({s.wins / max(games, 1):.1%}, 95% CI "
                      f"{low:.1%}-{high:.1%}), {s.losses} losses, {s.draws} draws; "
-                     f"seconds per move mean {mean:.2f} max {worst:.2f}; losses by {reasons}")
+                     f"seconds per move mean {mean:.2f} max {worst:.2f}"
+                     + (f"; losses by {reasons}" if reasons else ""))
     return "\n".join(lines)
 
 
