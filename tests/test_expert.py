@@ -7,6 +7,7 @@ batch drawn from them."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -165,3 +166,45 @@ def test_an_any_size_networks_other_sizes_get_a_buffer_each(tmp_path, monkeypatc
     assert list(other_size_games([str(data)], every_size, 9, log=lines.append)) == [13]
     assert not any("importing" in line for line in lines), lines
     assert list(other_size_games([str(data)], every_size, 13)) == [9]  # a 13x13 run keeps 9x9
+
+
+def test_every_size_of_a_training_mix_is_imported_in_one_reading(tmp_path, monkeypatch):
+    """An any-size network's mix (its run's size and the others) parses
+    each SGF file once, not once a size; each size gets its own folder and
+    count, a size without games is recorded, and the run's own size is
+    required."""
+    pytest.importorskip("tensorflow")
+    import imago.training.expert as expert
+    from imago.nn.networks import create_network
+
+    monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(expert, "gnugo_dead_stones", lambda cache: None)
+    read = []
+    named_games = expert.named_games
+    monkeypatch.setattr(expert, "named_games",
+                        lambda files, problems: (read.append(len(files)),
+                                                 named_games(files, problems))[1])
+    data = tmp_path / "data"
+    write_games(data, 30)
+    for k in range(20):
+        (data / f"big-{k:02d}.sgf").write_text(
+            GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
+    net = create_network("residual", 9, "extended", blocks=1, filters=8)
+    net.metadata["board_sizes"] = [9, 13, 19]
+    every_size = net.save(tmp_path / "every.keras")
+    lines = []
+    mix, others = expert.training_mix([str(data)], every_size, 9, True, log=lines.append)
+    assert read == [50]  # one reading of the 50 files for the three sizes
+    assert mix.positions(9) > 0 and mix.positions(13) == 0
+    assert list(others) == [13] and others[13].positions(13) > 0
+    counts = [re.search(r"(\d+) (\d+)x\d+ games.*\((\d+) held out for validation, (\d+) "
+                        r"of other sizes", line).groups()
+              for line in lines if "positions in" in line]
+    (games9, _, held9, other9), (games13, _, held13, other13), nineteen = \
+        [tuple(map(int, c)) for c in counts]
+    assert (games9 + held9, other9, games13 + held13, other13) == (30, 20, 20, 30)
+    assert games9 and games13 and nineteen == (0, 19, 0, 50)
+    assert expert.training_mix([str(data)], every_size, 9, True)[0].positions(9) \
+        == mix.positions(9) and read == [50]  # from the cache: not read again
+    with pytest.raises(ValueError, match="no finished 19x19 game"):
+        expert.training_mix([str(data)], every_size, 19, False)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Collection, Iterable, Optional, Sequence
 
 import numpy as np
 
@@ -100,26 +100,76 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
     shards are replaced (other files in it are left alone). ValueError when
     no game of the size is found and ``required``; otherwise that import is
     recorded too (``games`` 0), so the sources are not read again for it."""
-    folder = Path(folder)
+    return import_sizes(inputs, {size: Path(folder)}, plane_set, gnugo, validation, log,
+                        progress, required={size} if required else set())[size]
+
+
+class _SizeImport:
+    """One size's part of :func:`import_sizes`: its folder, buffer and counts."""
+
+    def __init__(self, folder: Path):
+        (folder / DONE).unlink(missing_ok=True)  # first: a kill below leaves no false record
+        for stale in folder.glob("shard-*.npz"):  # of another import, or one that did not finish
+            stale.unlink()
+        self.folder = folder
+        self.buffer = expert_buffer(folder)
+        self.kept: list = []
+        self.counts = {"games": 0, "positions": 0, "held_out": 0, "other_size": 0,
+                       "no_result": 0}
+
+    def add(self, record) -> None:
+        self.kept.append(record)
+        self.counts["games"] += 1
+        self.counts["positions"] += len(record)
+        if len(self.kept) >= GAMES_PER_SHARD:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.kept:
+            self.buffer.add(self.kept, generation=0, worker="expert")
+            self.kept.clear()
+
+
+def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str,
+                 gnugo: Optional[GnuGoDead] = None, validation: float = VALIDATION,
+                 log: Callable[[str], Any] = print, progress: bool = False,
+                 required: Collection[int] = ()) -> dict[int, dict[str, Any]]:
+    """:func:`import_games` for several board sizes at once, each into its
+    own folder (``folders``: size -> folder), reading the sources once for
+    all of them: a network that plays every size mixes in the games of
+    each, and a folder of 19x19 records parsed once per size cost minutes.
+    Returns each size's :data:`DONE` record; ValueError when a size in
+    ``required`` has no game, read now (then not recorded) or before."""
+    inputs = list(inputs)
     sources = sorted(str(Path(i).resolve()) for i in inputs)
-    done = imported(folder)
-    if done is not None and done["sources"] == sources and done["plane_set"] == plane_set \
-            and done["size"] == size:
-        return done
-    (folder / DONE).unlink(missing_ok=True)  # first: a kill below leaves no false record
-    for stale in folder.glob("shard-*.npz"):  # of another import, or one that did not finish
-        stale.unlink()
-    buffer = expert_buffer(folder)
-    files, problems = find_sgf_files(list(inputs))
+    results, todo = {}, {}
+    for size, folder in folders.items():
+        folder = Path(folder)
+        done = imported(folder)
+        if done is not None and done["sources"] == sources and done["plane_set"] == plane_set \
+                and done["size"] == size:
+            results[size] = done
+        else:
+            todo[size] = _SizeImport(folder)
+    if todo:
+        _read_sizes(inputs, todo, results, sources, plane_set, gnugo, validation, log, progress,
+                    required)
+    missing = [size for size in sorted(required) if not results.get(size, {}).get("games")]
+    if missing:  # read now or before
+        sizes = ", ".join(f"{size}x{size}" for size in missing)
+        raise ValueError(f"no finished {sizes} game with a result to learn from in "
+                         f"{', '.join(sources)}")
+    return results
+
+
+def _read_sizes(inputs: list, todo: dict[int, _SizeImport], results: dict, sources: list,
+                plane_set: str, gnugo: Optional[GnuGoDead], validation: float,
+                log: Callable[[str], Any], progress: bool, required: Collection[int]) -> None:
+    """:func:`import_sizes`'s reading of the sources for the sizes in
+    ``todo``; each size's :data:`DONE` record goes into ``results`` (and
+    its folder, but for a ``required`` size without games)."""
+    files, problems = find_sgf_files(inputs)
     files = readable_files(files, problems)
-    kept, counts = [], {"games": 0, "positions": 0, "held_out": 0, "other_size": 0,
-                        "no_result": 0}
-
-    def flush() -> None:
-        if kept:
-            buffer.add(kept, generation=0, worker="expert")
-            kept.clear()
-
     bar = progress_bar(len(files), 0, progress, "expert games", "file")
     try:
         last = None
@@ -127,11 +177,14 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
             if path != last:  # a file's games come together
                 last = path
                 bar.update(1)
-            if state.size != size:
-                counts["other_size"] += 1
+            for other_size, part in todo.items():
+                if other_size != state.size:
+                    part.counts["other_size"] += 1
+            part = todo.get(state.size)
+            if part is None:
                 continue
             if is_validation_game(name, validation):
-                counts["held_out"] += 1
+                part.counts["held_out"] += 1
                 continue
             try:
                 record = expert_record(state, plane_set, opening, name, path, gnugo)
@@ -139,29 +192,27 @@ def import_games(inputs: Iterable[str], folder: Path, plane_set: str, size: int,
                 problems.append(f"{name}: {err}")
                 continue
             if record is None:
-                counts["no_result"] += 1
+                part.counts["no_result"] += 1
                 continue
-            kept.append(record)
-            counts["games"] += 1
-            counts["positions"] += len(record)
-            if len(kept) >= GAMES_PER_SHARD:
-                flush()
-        flush()
+            part.add(record)
+        for part in todo.values():
+            part.flush()
     finally:
         bar.close()
     for problem in problems:
         log(f"expert games: skipped {problem}")
-    if not counts["games"] and required:
-        raise ValueError(f"no finished {size}x{size} game with a result to learn from in "
-                         f"{', '.join(sources)}")
-    done = {"sources": sources, "plane_set": plane_set, "size": size,
-            "dead": "gnugo" if gnugo is not None else "markup", **counts,
-            "unreadable": len(problems)}
-    write_json(folder / DONE, done)
-    log(f"expert games: {counts['games']} {size}x{size} games, {counts['positions']} "
-        f"positions in {folder} ({counts['held_out']} held out for validation, "
-        f"{counts['other_size']} of other sizes, {counts['no_result']} without a result)")
-    return done
+    for size, part in sorted(todo.items()):
+        counts = part.counts
+        if not counts["games"] and size in required:
+            continue  # import_sizes raises
+        done = {"sources": sources, "plane_set": plane_set, "size": size,
+                "dead": "gnugo" if gnugo is not None else "markup", **counts,
+                "unreadable": len(problems)}
+        write_json(part.folder / DONE, done)
+        results[size] = done
+        log(f"expert games: {counts['games']} {size}x{size} games, {counts['positions']} "
+            f"positions in {part.folder} ({counts['held_out']} held out for validation, "
+            f"{counts['other_size']} of other sizes, {counts['no_result']} without a result)")
 
 
 def imported(folder: Path) -> Optional[dict[str, Any]]:
@@ -187,15 +238,31 @@ def expert_games(inputs: Iterable[str], plane_set: str, size: int,
     ``expert/``; a folder per sources, planes and size) and read from there
     afterwards. When they hold no game to learn from: ValueError, or None
     when not ``required``."""
+    return expert_games_by_size(inputs, plane_set, [size], cache_dir, log, progress,
+                                required={size} if required else set())[size]
+
+
+def expert_games_by_size(inputs: Iterable[str], plane_set: str, sizes: Sequence[int],
+                         cache_dir: Optional[Path] = None,
+                         log: Callable[[str], Any] = print, progress: bool = False,
+                         required: Collection[int] = ()) -> dict[int, Optional[ReplayBuffer]]:
+    """:func:`expert_games` of each of ``sizes`` (None for a size without
+    games, ValueError for such a size in ``required``); the sizes not in
+    the cache yet are imported together, in one reading of the sources."""
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    inputs = list(inputs)
     sources = sorted(str(Path(i).resolve()) for i in inputs)
-    key = hashlib.sha1(json.dumps([sources, plane_set, size]).encode()).hexdigest()[:16]
-    folder = cache_dir / "expert" / key
-    if imported(folder) is None:
-        log(f"expert games: importing {', '.join(sources)} into {folder}")
-    done = import_games(sources, folder, plane_set, size, gnugo_dead_stones(cache_dir), log=log,
+    folders = {}
+    for size in sizes:
+        key = hashlib.sha1(json.dumps([sources, plane_set, size]).encode()).hexdigest()[:16]
+        folders[size] = cache_dir / "expert" / key
+        if imported(folders[size]) is None:
+            log(f"expert games: importing {', '.join(sources)} ({size}x{size}) "
+                f"into {folders[size]}")
+    done = import_sizes(sources, folders, plane_set, gnugo_dead_stones(cache_dir), log=log,
                         progress=progress, required=required)
-    return expert_buffer(folder) if done["games"] else None
+    return {size: expert_buffer(folder) if done[size]["games"] else None
+            for size, folder in folders.items()}
 
 
 def mixed_games(inputs: Sequence[str], model: Path, size: int,
@@ -203,12 +270,15 @@ def mixed_games(inputs: Sequence[str], model: Path, size: int,
                 progress: bool = False) -> Optional[ReplayBuffer]:
     """:func:`expert_games` of ``inputs`` in the planes ``model`` takes
     (the trainer's ``mix``), or None without inputs."""
-    if not inputs:
-        return None
-    from imago.nn.modelfile import read_metadata
+    return training_mix(inputs, model, size, False, log=log, progress=progress)[0]
 
-    return expert_games(inputs, read_metadata(model)["plane_set"], size, log=log,
-                        progress=progress)
+
+def _other_sizes(meta: dict, size: int) -> list[int]:
+    """The board sizes but ``size`` that a network (its metadata ``meta``)
+    was made for, when it plays any size; else none."""
+    if not meta.get("any_size"):
+        return []
+    return sorted(set(meta.get("board_sizes") or []) - {size})
 
 
 def other_size_games(inputs: Sequence[str], model: Path, size: int,
@@ -224,15 +294,9 @@ def other_size_games(inputs: Sequence[str], model: Path, size: int,
     from imago.nn.modelfile import read_metadata
 
     meta = read_metadata(model)
-    if not meta.get("any_size"):
-        return {}
-    others = {}
-    for other in sorted(set(meta.get("board_sizes") or []) - {size}):
-        buffer = expert_games(inputs, meta["plane_set"], other, log=log, progress=progress,
-                              required=False)
-        if buffer is not None:
-            others[other] = buffer
-    return others
+    buffers = expert_games_by_size(inputs, meta["plane_set"], _other_sizes(meta, size),
+                                   log=log, progress=progress)
+    return {other: buffer for other, buffer in buffers.items() if buffer is not None}
 
 
 def training_mix(inputs: Sequence[str], model: Path, size: int, other_sizes: bool,
@@ -240,11 +304,18 @@ def training_mix(inputs: Sequence[str], model: Path, size: int, other_sizes: boo
                  ) -> tuple[Optional[ReplayBuffer], dict[int, ReplayBuffer]]:
     """What a candidate trains on beside its window: the ``size`` games of
     ``inputs`` (:func:`mixed_games`) and, when ``other_sizes``, those of
-    the network's other sizes (:func:`other_size_games`)."""
-    mix = mixed_games(inputs, model, size, log=log, progress=progress)
-    others = other_size_games(inputs, model, size, log=log, progress=progress) \
-        if other_sizes else {}
-    return mix, others
+    the network's other sizes (:func:`other_size_games`), all imported in
+    one reading of ``inputs``. (None, {}) without inputs."""
+    if not inputs:
+        return None, {}
+    from imago.nn.modelfile import read_metadata
+
+    meta = read_metadata(model)
+    others = _other_sizes(meta, size) if other_sizes else []
+    buffers = expert_games_by_size(inputs, meta["plane_set"], [size, *others], log=log,
+                                   progress=progress, required={size})
+    mix = buffers.pop(size)
+    return mix, {other: buffer for other, buffer in buffers.items() if buffer is not None}
 
 
 def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
@@ -256,6 +327,6 @@ def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
         return None
 
 
-__all__ = ["expert_record", "import_games", "imported", "expert_buffer", "expert_games",
-           "mixed_games", "other_size_games", "training_mix", "gnugo_dead_stones", "DONE",
-           "VALIDATION"]
+__all__ = ["expert_record", "import_games", "import_sizes", "imported", "expert_buffer",
+           "expert_games", "expert_games_by_size", "mixed_games", "other_size_games",
+           "training_mix", "gnugo_dead_stones", "DONE", "VALIDATION"]
