@@ -187,3 +187,23 @@ def test_gnugo_dead_stones_are_cached(tmp_path, gnugo_path):
     assert how == "gnugo" and own.reshape(9, 9)[7, 1] == 1
     judge.binary = "/nonexistent"  # cached: GNU Go is not asked again
     assert judge(p, 9) == dead
+
+
+def test_a_record_gnu_go_cannot_judge_in_time_is_remembered(tmp_path):
+    """A GNU Go that answers nothing within the timeout (some 19x19 endings
+    take it minutes): the record is named and skipped, and the next import
+    skips it at once instead of waiting again."""
+    import time
+
+    slow = tmp_path / "slow-gnugo"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    p = tmp_path / "game.sgf"
+    p.write_text("(;SZ[9]KM[0.5]RE[B+10.5];B[ee];W[ff];B[];W[])")
+    judge = D.GnuGoDead(tmp_path / "cache", str(slow), timeout=0.5)
+    with pytest.raises(ValueError, match=r"game.sgf: GNU Go found no dead stones within 0.5 s"):
+        judge(p, 9)
+    started = time.monotonic()
+    with pytest.raises(ValueError, match="within 0.5 s .remembered in"):
+        judge(p, 9)
+    assert time.monotonic() - started < 0.5

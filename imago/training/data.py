@@ -158,35 +158,56 @@ def parse_result(result: Optional[str]) -> Optional[int]:
 class GnuGoDead:
     """Dead stones of a record's final position by GNU Go
     (``loadsgf`` + ``final_status_list dead``), cached on disk by file
-    content so each record is asked once."""
+    content so each record is asked once: a record GNU Go could not judge
+    (no answer, or none within ``timeout`` seconds: some 19x19 endings take
+    it minutes) is cached as such, and raises ValueError again at once
+    (delete its file under ``gnugo-dead/`` to ask again)."""
 
-    def __init__(self, cache_dir: Path, binary: Optional[str] = None):
+    def __init__(self, cache_dir: Path, binary: Optional[str] = None, timeout: float = 120.0):
         self.binary = binary or shutil.which("gnugo") or "/usr/games/gnugo"
         if not os.path.exists(self.binary):
             raise FileNotFoundError("GNU Go is not installed (needed for --gnugo-dead)")
         self.dir = Path(cache_dir) / "gnugo-dead"
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.timeout = timeout
 
     def __call__(self, path: Path, size: int) -> list[int]:
         digest = hashlib.sha1(path.read_bytes()).hexdigest()
         cached = self.dir / f"{digest}.json"
         if cached.exists():
-            vertices = json.loads(cached.read_text())
+            answer = json.loads(cached.read_text())
+            if isinstance(answer, dict):  # GNU Go failed on it before
+                raise ValueError(f"{path}: {answer.get('error')} (remembered in {cached})")
+            vertices = answer
         else:
-            gtp = f"loadsgf {path.resolve()}\nfinal_status_list dead\nquit\n"
-            out = subprocess.run([self.binary, "--mode", "gtp", "--chinese-rules"], input=gtp,
-                                 capture_output=True, text=True, timeout=120).stdout
-            answers = [a.strip() for a in out.split("\n\n") if a.strip()]
-            if len(answers) < 2 or not answers[1].startswith("="):
-                raise ValueError(f"{path}: GNU Go could not score it: {answers[:2]}")
-            vertices = answers[1][1:].split()
-            write_json(cached, vertices)
+            vertices = self._ask(path, cached)
         out_points = []
         for v in vertices:
             cr = parse_vertex(v, size)
             if cr is not None:
                 out_points.append(to_index(cr[0], cr[1], size))
         return out_points
+
+    def _ask(self, path: Path, cached: Path) -> list[str]:
+        """GNU Go's dead stones of ``path`` as vertices, written to
+        ``cached``; a failure is written there too, then raised."""
+        gtp = f"loadsgf {path.resolve()}\nfinal_status_list dead\nquit\n"
+        answers: list[str] = []
+        try:
+            out = subprocess.run([self.binary, "--mode", "gtp", "--chinese-rules"], input=gtp,
+                                 capture_output=True, text=True, timeout=self.timeout).stdout
+        except subprocess.TimeoutExpired:
+            failure = f"GNU Go found no dead stones within {self.timeout:g} s"
+        else:
+            answers = [a.strip() for a in out.split("\n\n") if a.strip()]
+            failure = None if len(answers) >= 2 and answers[1].startswith("=") else \
+                f"GNU Go could not score it: {answers[:2]}"
+        if failure is not None:
+            write_json(cached, {"error": failure})
+            raise ValueError(f"{path}: {failure}")
+        vertices = answers[1][1:].split()
+        write_json(cached, vertices)
+        return vertices
 
 
 def final_ownership(state: GameState, path: Optional[Path] = None,
