@@ -245,6 +245,8 @@ def test_the_shipped_network_is_found_with_the_back_end_keras_is_told_to_use(mon
 
     from imago.nn import evaluator
 
+    monkeypatch.setenv("KERAS_BACKEND", "no.such")  # a dotted name: find_spec itself raises
+    assert not evaluator.networks_can_run() and evaluator.default_model_path(9) is None
     installed = {"keras", "jax"}
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: object() if name in installed else None)

@@ -61,7 +61,10 @@ def networks_can_run() -> bool:
     importing either."""
     from importlib.util import find_spec
 
-    return find_spec("keras") is not None and find_spec(keras_backend()) is not None
+    try:
+        return find_spec("keras") is not None and find_spec(keras_backend()) is not None
+    except (ImportError, ValueError):  # a back end named "a.b" (or "") whose package is absent
+        return False
 
 
 def default_model_path(size: int = 9) -> Optional[Path]:
