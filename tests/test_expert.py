@@ -208,3 +208,10 @@ def test_every_size_of_a_training_mix_is_imported_in_one_reading(tmp_path, monke
         == mix.positions(9) and read == [50]  # from the cache: not read again
     with pytest.raises(ValueError, match="no finished 19x19 game"):
         expert.training_mix([str(data)], every_size, 19, False)
+
+
+def test_the_mix_gives_gnu_go_half_a_minute_a_record(tmp_path, gnugo_path):
+    import imago.training.expert as expert
+
+    judge = expert.gnugo_dead_stones(tmp_path)
+    assert judge is not None and judge.timeout == expert.MIX_GNUGO_SECONDS == 30.0

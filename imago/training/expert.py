@@ -318,11 +318,18 @@ def training_mix(inputs: Sequence[str], model: Path, size: int, other_sizes: boo
     return mix, {other: buffer for other, buffer in buffers.items() if buffer is not None}
 
 
+MIX_GNUGO_SECONDS = 30.0
+"""How long GNU Go may take over a record's dead stones in a ``--mix``
+import: some 19x19 endings (2 of 8 counted ``ai19`` games tried) take it
+one to several minutes, and such a record is worth less to the mix than
+the wait (it is skipped, named, and remembered as such)."""
+
+
 def gnugo_dead_stones(cache_dir: Path) -> Optional[GnuGoDead]:
     """GNU Go to find the dead stones of records without markup, or None
     when it is not installed (then stones left on the board count alive)."""
     try:
-        return GnuGoDead(cache_dir)
+        return GnuGoDead(cache_dir, timeout=MIX_GNUGO_SECONDS)
     except FileNotFoundError:
         return None
 
