@@ -190,20 +190,30 @@ def test_gnugo_dead_stones_are_cached(tmp_path, gnugo_path):
 
 
 def test_a_record_gnu_go_cannot_judge_in_time_is_remembered(tmp_path):
-    """A GNU Go that answers nothing within the timeout (some 19x19 endings
-    take it minutes): the record is named and skipped, and the next import
-    skips it at once instead of waiting again."""
+    """A GNU Go that spends its CPU time without an answer (some 19x19
+    endings take it minutes): the record is named and skipped, and the
+    next import skips it at once instead of waiting again. One that only
+    waits (a machine too busy to run it) is not remembered."""
     import time
 
-    slow = tmp_path / "slow-gnugo"
-    slow.write_text("#!/bin/sh\nsleep 30\n")
-    slow.chmod(0o755)
+    busy = tmp_path / "busy-gnugo"
+    busy.write_text("#!/bin/sh\nwhile :; do :; done\n")
+    busy.chmod(0o755)
     p = tmp_path / "game.sgf"
     p.write_text("(;SZ[9]KM[0.5]RE[B+10.5];B[ee];W[ff];B[];W[])")
-    judge = D.GnuGoDead(tmp_path / "cache", str(slow), timeout=0.5)
-    with pytest.raises(ValueError, match=r"game.sgf: GNU Go found no dead stones within 0.5 s"):
+    judge = D.GnuGoDead(tmp_path / "cache", str(busy), timeout=1)
+    with pytest.raises(ValueError, match=r"game.sgf: GNU Go found no dead stones within 1 s of"):
         judge(p, 9)
     started = time.monotonic()
-    with pytest.raises(ValueError, match="within 0.5 s .remembered in"):
+    with pytest.raises(ValueError, match="within 1 s of its time .remembered in"):
         judge(p, 9)
     assert time.monotonic() - started < 0.5
+
+    waiting = tmp_path / "waiting-gnugo"
+    waiting.write_text("#!/bin/sh\nsleep 30\n")
+    waiting.chmod(0o755)
+    judge = D.GnuGoDead(tmp_path / "other", str(waiting), timeout=0.1)
+    for _ in range(2):  # asked again: nothing was remembered
+        with pytest.raises(ValueError, match="within 1 s on a busy machine"):
+            judge(p, 9)
+    assert not list((tmp_path / "other" / "gnugo-dead").glob("*.json"))

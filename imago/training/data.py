@@ -32,8 +32,10 @@ import csv
 import hashlib
 import json
 import logging
+import math
 import os
 import shutil
+import signal
 import stat
 import subprocess
 from dataclasses import dataclass, field
@@ -155,13 +157,29 @@ def parse_result(result: Optional[str]) -> Optional[int]:
     return None
 
 
+WALL_PER_CPU = 10
+"""A GNU Go limited to N seconds of CPU time is stopped after 10 N seconds
+of wall-clock time all the same (a machine too busy to give it its time:
+not remembered as a failure)."""
+
+
+def _cpu_limited(command: list[str], seconds: float) -> Optional[list[str]]:
+    """``command`` run with at most ``seconds`` of CPU time (SIGXCPU then),
+    through the shell's ``ulimit -t``; None where there is no POSIX shell."""
+    if os.name != "posix" or not os.path.exists("/bin/sh"):
+        return None
+    cpu = max(1, math.ceil(seconds))
+    return ["/bin/sh", "-c", f'ulimit -S -t {cpu} && exec "$0" "$@"', *command]
+
+
 class GnuGoDead:
     """Dead stones of a record's final position by GNU Go
     (``loadsgf`` + ``final_status_list dead``), cached on disk by file
     content so each record is asked once: a record GNU Go could not judge
-    (no answer, or none within ``timeout`` seconds: some 19x19 endings take
-    it minutes) is cached as such, and raises ValueError again at once
-    (delete its file under ``gnugo-dead/`` to ask again)."""
+    (no answer, or none within ``timeout`` seconds of its own CPU time, so
+    that a busy machine does not fail it: some 19x19 endings take it
+    minutes) is cached as such, and raises ValueError again at once (delete
+    its file under ``gnugo-dead/`` to ask again)."""
 
     def __init__(self, cache_dir: Path, binary: Optional[str] = None, timeout: float = 120.0):
         self.binary = binary or shutil.which("gnugo") or "/usr/games/gnugo"
@@ -192,16 +210,24 @@ class GnuGoDead:
         """GNU Go's dead stones of ``path`` as vertices, written to
         ``cached``; a failure is written there too, then raised."""
         gtp = f"loadsgf {path.resolve()}\nfinal_status_list dead\nquit\n"
-        answers: list[str] = []
+        command = [self.binary, "--mode", "gtp", "--chinese-rules"]
+        limited = _cpu_limited(command, self.timeout)
+        limit = limited is not None
         try:
-            out = subprocess.run([self.binary, "--mode", "gtp", "--chinese-rules"], input=gtp,
-                                 capture_output=True, text=True, timeout=self.timeout).stdout
+            done = subprocess.run(limited or command, input=gtp, capture_output=True, text=True,
+                                  timeout=self.timeout * (WALL_PER_CPU if limit else 1))
         except subprocess.TimeoutExpired:
-            failure = f"GNU Go found no dead stones within {self.timeout:g} s"
+            if limit:  # its CPU time was not up: a busy machine, worth another try later
+                raise ValueError(f"{path}: GNU Go found no dead stones within "
+                                 f"{self.timeout * WALL_PER_CPU:g} s on a busy machine") from None
+            done = None
+        answers = [a.strip() for a in done.stdout.split("\n\n") if a.strip()] if done else []
+        if done is None or (limit and done.returncode == -signal.SIGXCPU):
+            failure = f"GNU Go found no dead stones within {self.timeout:g} s of its time"
+        elif len(answers) >= 2 and answers[1].startswith("="):
+            failure = None
         else:
-            answers = [a.strip() for a in out.split("\n\n") if a.strip()]
-            failure = None if len(answers) >= 2 and answers[1].startswith("=") else \
-                f"GNU Go could not score it: {answers[:2]}"
+            failure = f"GNU Go could not score it: {answers[:2]}"
         if failure is not None:
             write_json(cached, {"error": failure})
             raise ValueError(f"{path}: {failure}")
