@@ -136,25 +136,36 @@ def test_a_folder_imported_from_other_games_is_replaced_not_mixed(tmp_path):
     assert (folder / "notes.txt").read_text() == "mine"
 
 
+def nine_and_thirteen(tmp_path, nine: int, thirteen: int):
+    """A data folder of ``nine`` 9x9 and ``thirteen`` 13x13 games."""
+    data = tmp_path / "data"
+    write_games(data, nine)
+    for k in range(thirteen):
+        (data / f"big-{k:02d}.sgf").write_text(
+            GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
+    return data
+
+
+def nine_and_every_size_networks(tmp_path):
+    """A tiny 9x9 network's file and the same made for 9x9, 13x13 and 19x19."""
+    from imago.nn.networks import create_network
+
+    net = create_network("residual", 9, "extended", blocks=1, filters=8)
+    one_size = net.save(tmp_path / "nine.keras")
+    net.metadata["board_sizes"] = [9, 13, 19]
+    return one_size, net.save(tmp_path / "every.keras")
+
+
 def test_an_any_size_networks_other_sizes_get_a_buffer_each(tmp_path, monkeypatch):
     """The --mix games of the sizes an any-size network was made for, other
     than the run's: one buffer a size with games; a size without games is
     recorded as imported (not read again) and left out; nothing for a
     network of one size or without --mix."""
     pytest.importorskip("tensorflow")
-    from imago.nn.networks import create_network
-
     monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr("imago.training.expert.gnugo_dead_stones", lambda cache: None)
-    data = tmp_path / "data"
-    write_games(data, 5)
-    for k in range(10):
-        (data / f"big-{k:02d}.sgf").write_text(
-            GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
-    net = create_network("residual", 9, "extended", blocks=1, filters=8)
-    one_size = net.save(tmp_path / "nine.keras")
-    net.metadata["board_sizes"] = [9, 13, 19]
-    every_size = net.save(tmp_path / "every.keras")
+    data = nine_and_thirteen(tmp_path, 5, 10)
+    one_size, every_size = nine_and_every_size_networks(tmp_path)
     assert other_size_games([str(data)], one_size, 9) == {}
     assert other_size_games([], every_size, 9) == {}
     lines = []
@@ -175,7 +186,6 @@ def test_every_size_of_a_training_mix_is_imported_in_one_reading(tmp_path, monke
     required."""
     pytest.importorskip("tensorflow")
     import imago.training.expert as expert
-    from imago.nn.networks import create_network
 
     monkeypatch.setenv("IMAGO_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(expert, "gnugo_dead_stones", lambda cache: None)
@@ -184,14 +194,8 @@ def test_every_size_of_a_training_mix_is_imported_in_one_reading(tmp_path, monke
     monkeypatch.setattr(expert, "named_games",
                         lambda files, problems: (read.append(len(files)),
                                                  named_games(files, problems))[1])
-    data = tmp_path / "data"
-    write_games(data, 30)
-    for k in range(20):
-        (data / f"big-{k:02d}.sgf").write_text(
-            GAME.replace("SZ[9]", "SZ[13]").format(result="B+1"))
-    net = create_network("residual", 9, "extended", blocks=1, filters=8)
-    net.metadata["board_sizes"] = [9, 13, 19]
-    every_size = net.save(tmp_path / "every.keras")
+    data = nine_and_thirteen(tmp_path, 30, 20)
+    every_size = nine_and_every_size_networks(tmp_path)[1]
     lines = []
     mix, others = expert.training_mix([str(data)], every_size, 9, True, log=lines.append)
     assert read == [50]  # one reading of the 50 files for the three sizes
