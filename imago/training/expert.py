@@ -129,6 +129,16 @@ class _SizeImport:
             self.buffer.add(self.kept, generation=0, worker="expert")
             self.kept.clear()
 
+    def finish(self, about: dict[str, Any], log: Callable[[str], Any]) -> dict[str, Any]:
+        """Write :data:`DONE` (``about`` the import, with the counts) last,
+        say what the folder holds, and return the record."""
+        done, counts, size = {**about, **self.counts}, self.counts, about["size"]
+        write_json(self.folder / DONE, done)
+        log(f"expert games: {counts['games']} {size}x{size} games, {counts['positions']} "
+            f"positions in {self.folder} ({counts['held_out']} held out for validation, "
+            f"{counts['other_size']} of other sizes, {counts['no_result']} without a result)")
+        return done
+
 
 def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str,
                  gnugo: Optional[GnuGoDead] = None, validation: float = VALIDATION,
@@ -152,8 +162,15 @@ def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str
         else:
             todo[size] = _SizeImport(folder)
     if todo:
-        _read_sizes(inputs, todo, results, sources, plane_set, gnugo, validation, log, progress,
-                    required)
+        problems = _read_sizes(inputs, todo, plane_set, gnugo, validation, progress)
+        for problem in problems:
+            log(f"expert games: skipped {problem}")
+        for size, part in sorted(todo.items()):
+            if part.counts["games"] or size not in required:  # else not recorded: raised below
+                about = {"sources": sources, "plane_set": plane_set, "size": size,
+                         "dead": "gnugo" if gnugo is not None else "markup",
+                         "unreadable": len(problems)}
+                results[size] = part.finish(about, log)
     missing = [size for size in sorted(required) if not results.get(size, {}).get("games")]
     if missing:  # read now or before
         sizes = ", ".join(f"{size}x{size}" for size in missing)
@@ -162,12 +179,11 @@ def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str
     return results
 
 
-def _read_sizes(inputs: list, todo: dict[int, _SizeImport], results: dict, sources: list,
-                plane_set: str, gnugo: Optional[GnuGoDead], validation: float,
-                log: Callable[[str], Any], progress: bool, required: Collection[int]) -> None:
-    """:func:`import_sizes`'s reading of the sources for the sizes in
-    ``todo``; each size's :data:`DONE` record goes into ``results`` (and
-    its folder, but for a ``required`` size without games)."""
+def _read_sizes(inputs: list, todo: dict[int, _SizeImport], plane_set: str,
+                gnugo: Optional[GnuGoDead], validation: float, progress: bool) -> list[str]:
+    """:func:`import_sizes`'s reading of the sources: each game of a size
+    in ``todo`` counted and written there; returns the problems met
+    (files and games skipped, named)."""
     files, problems = find_sgf_files(inputs)
     files = readable_files(files, problems)
     bar = progress_bar(len(files), 0, progress, "expert games", "file")
@@ -199,20 +215,7 @@ def _read_sizes(inputs: list, todo: dict[int, _SizeImport], results: dict, sourc
             part.flush()
     finally:
         bar.close()
-    for problem in problems:
-        log(f"expert games: skipped {problem}")
-    for size, part in sorted(todo.items()):
-        counts = part.counts
-        if not counts["games"] and size in required:
-            continue  # import_sizes raises
-        done = {"sources": sources, "plane_set": plane_set, "size": size,
-                "dead": "gnugo" if gnugo is not None else "markup", **counts,
-                "unreadable": len(problems)}
-        write_json(part.folder / DONE, done)
-        results[size] = done
-        log(f"expert games: {counts['games']} {size}x{size} games, {counts['positions']} "
-            f"positions in {part.folder} ({counts['held_out']} held out for validation, "
-            f"{counts['other_size']} of other sizes, {counts['no_result']} without a result)")
+    return problems
 
 
 def imported(folder: Path) -> Optional[dict[str, Any]]:
