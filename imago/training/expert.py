@@ -160,6 +160,7 @@ def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str
                 and done["size"] == size:
             results[size] = done
         else:
+            log(f"expert games: importing {', '.join(sources)} ({size}x{size}) into {folder}")
             todo[size] = _SizeImport(folder)
     if todo:
         problems = _read_sizes(inputs, todo, plane_set, gnugo, validation, progress)
@@ -253,15 +254,11 @@ def expert_games_by_size(inputs: Iterable[str], plane_set: str, sizes: Sequence[
     games, ValueError for such a size in ``required``); the sizes not in
     the cache yet are imported together, in one reading of the sources."""
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    inputs = list(inputs)
     sources = sorted(str(Path(i).resolve()) for i in inputs)
     folders = {}
     for size in sizes:
         key = hashlib.sha1(json.dumps([sources, plane_set, size]).encode()).hexdigest()[:16]
         folders[size] = cache_dir / "expert" / key
-        if imported(folders[size]) is None:
-            log(f"expert games: importing {', '.join(sources)} ({size}x{size}) "
-                f"into {folders[size]}")
     done = import_sizes(sources, folders, plane_set, gnugo_dead_stones(cache_dir), log=log,
                         progress=progress, required=required)
     return {size: expert_buffer(folder) if done[size]["games"] else None
