@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -56,11 +58,17 @@ def install_gnugo():
         return find_gnugo()
     if not shutil.which("apt-get") or os.geteuid() != 0:
         return None
-    try:
-        subprocess.run("apt-get update -qq && apt-get install -y -qq gnugo", shell=True,
-                       capture_output=True, timeout=600, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
+    # The suite's parallel workers take turns: apt refuses a second install
+    # while one holds its lock, and the second would skip its GNU Go tests.
+    with open(Path(tempfile.gettempdir()) / "imago-tests-gnugo.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if find_gnugo():
+            return find_gnugo()
+        try:
+            subprocess.run("apt-get update -qq && apt-get install -y -qq gnugo", shell=True,
+                           capture_output=True, timeout=600, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return None
     return find_gnugo()
 
 
@@ -70,6 +78,13 @@ _gnugo_cache: list = []
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", default=False,
                      help="also run tests marked slow (strength and training checks)")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """No parallel workers with ``--run-slow``: its strength checks time
+    their moves and must have the machine to themselves. None leaves the
+    count to pytest-xdist (one worker a core, at most four: pyproject.toml)."""
+    return 0 if config.getoption("--run-slow") else None
 
 
 def pytest_collection_modifyitems(config, items):
