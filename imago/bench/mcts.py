@@ -150,10 +150,15 @@ from imago.bench.mcts import make_evaluator
 from imago.game import BLACK, GameState
 from imago.search import PUCTSearch
 model, batch, visits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+WARM_BATCHES = 400
 evaluator, _ = make_evaluator(model, batch)
-# warm-up: the network's first calls at each batch size allocate for good
+# warm-up: the network's first calls at each batch size allocate for good, and
+# its first few hundred full batches grow the back end's pools by about 20 MB
+# before they level off (measured with rl9k.keras on TensorFlow): not the tree's
 for n in range(1, batch + 1):
     evaluator.evaluate([GameState(19).current] * n)
+for _ in range(WARM_BATCHES):
+    evaluator.evaluate([GameState(19).current] * batch)
 PUCTSearch(evaluator, batch_size=batch).run(GameState(19), BLACK, visits=300)
 gc.collect()
 with open("/proc/self/statm") as f:
