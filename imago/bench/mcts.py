@@ -150,33 +150,37 @@ from imago.bench.mcts import make_evaluator
 from imago.game import BLACK, GameState
 from imago.search import PUCTSearch
 model, batch, visits = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-WARM_BATCHES = 400
 evaluator, _ = make_evaluator(model, batch)
-# warm-up: the network's first calls at each batch size allocate for good, and
-# its first few hundred full batches grow the back end's pools by about 20 MB
-# before they level off (measured with rl9k.keras on TensorFlow): not the tree's
+# warm-up: the network's first calls at each batch size allocate for good
 for n in range(1, batch + 1):
     evaluator.evaluate([GameState(19).current] * n)
-for _ in range(WARM_BATCHES):
-    evaluator.evaluate([GameState(19).current] * batch)
 PUCTSearch(evaluator, batch_size=batch).run(GameState(19), BLACK, visits=300)
 gc.collect()
-with open("/proc/self/statm") as f:
-    before = int(f.read().split()[1]) * resource.getpagesize()
+def resident():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize()
+before = resident()
 search = PUCTSearch(evaluator, batch_size=batch, seed=1)
+search.run(GameState(19), BLACK, visits=visits // 4, early_stop=False)
+first, quarter = search.root.total_visits(), resident()
 search.run(GameState(19), BLACK, visits=visits, early_stop=False)
 peak = peak_rss_mb() * 2**20
-print(search.root.total_visits(), int(max(peak - before, 0)))
+done = search.root.total_visits()
+print(first, done, int(max(peak - before, 0)), resident() - quarter)
 """
 
 
 def memory(model: str, batch: int, quick: bool) -> None:
-    visits = 5_000 if quick else 20_000
+    """The process's growth over a 19x19 search, and what a visit costs in
+    its last three quarters: the tree's own cost, without what the network's
+    back end allocates once (about 20 MB in its first few hundred calls)."""
+    visits = 8_000 if quick else 20_000
     out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, model, str(batch), str(visits)],
                          capture_output=True, text=True, check=True).stdout.split()
-    done, growth = int(out[-2]), int(out[-1])
-    print(f"  19x19 peak memory growth {growth / 2**20:7.1f} MB over {done:,} visits: "
-          f"{growth / done:,.0f} bytes a visit (goal <= 1,000)")
+    first, done, growth, later = (int(word) for word in out[-4:])
+    print(f"  19x19 peak memory growth {growth / 2**20:7.1f} MB over {done:,} visits "
+          f"({growth / done:,.0f} bytes a visit); visits {first:,}-{done:,} "
+          f"{later / max(done - first, 1):,.0f} bytes a visit (goal <= 1,000)")
 
 
 def main(argv: list[str]) -> int:
