@@ -289,8 +289,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if last is not None and last.is_pass and judged is not None:
             if pass_wins:
                 return None
-            if lost_for_good(judged, color):  # the count is final: no move is too early
-                return None if self._resign_off() else RESIGN
+            if lost_for_good(judged, color):  # the count is final: pass back, the game
+                return None                      # ends with its score (a resignation says less)
         if not alone and not self._has_board_move(state, color):
             return None
         over = judged is not None and judged.settled and self._game_is_over(state, judged, color)
