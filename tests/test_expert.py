@@ -53,6 +53,20 @@ def test_a_record_learns_the_moves_played_and_the_outcome(tmp_path):
     assert expert_record(load(path)[0], "extended") is None
 
 
+def test_a_resigned_records_ownership_is_the_counts_view_of_its_last_position(tmp_path):
+    """Walls on columns E and F, a lone White stone at B2 in Black's area,
+    then White resigned: as the stones stand, columns A-D are nobody's
+    (B2 touches them); the count takes B2 off and gives each side its
+    area, as self-play keeps for a game a side resigned."""
+    moves = "".join(f";B[e{chr(97 + r)}];W[f{chr(97 + r)}]" for r in range(9))
+    path = tmp_path / "wall.sgf"
+    path.write_text(f"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]RE[B+R]{moves};B[];W[bh])")
+    record = expert_record(load(path)[0], "extended")
+    assert record.resigned
+    board = record.ownership.reshape(9, 9)
+    assert (board[:, :5] == 1).all() and (board[:, 5:] == -1).all()  # A-E Black's, F-J White's
+
+
 def test_import_leaves_out_held_out_other_size_and_unusable_games(tmp_path):
     data = tmp_path / "data"
     write_games(data, 40)

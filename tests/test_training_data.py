@@ -189,6 +189,27 @@ def test_gnugo_dead_stones_are_cached(tmp_path, gnugo_path):
     assert judge(p, 9) == dead
 
 
+def test_gnu_go_is_asked_only_about_counted_games(tmp_path):
+    """A resigned game's last position is unfinished: no final ownership
+    to learn from it, and GNU Go can spend minutes on one (most ai19
+    records), so it is not asked; a counted one is."""
+    asked = []
+
+    def judge(path, size):
+        asked.append(path.name)
+        return []
+    moves = ";B[ee];W[ff];B[dd];W[gg]"
+    for name, result in (("resigned", "W+R"), ("time", "B+T"), ("counted", "W+3.5"),
+                         ("draw", "0")):
+        p = tmp_path / f"{name}.sgf"
+        p.write_text(f"(;SZ[9]KM[7.5]RE[{result}]{moves})")
+        state = load_games(p)[0]
+        own, how = D.final_ownership(state, p, judge)
+        assert how == ("gnugo" if name in ("counted", "draw") else "none"), name
+        assert D.counted(state) == (how == "gnugo")
+    assert asked == ["counted.sgf", "draw.sgf"]
+
+
 def test_a_record_gnu_go_cannot_judge_in_time_is_remembered(tmp_path):
     """A GNU Go that spends its CPU time without an answer (some 19x19
     endings take it minutes): the record is named and skipped, and the

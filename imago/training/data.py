@@ -44,7 +44,7 @@ from typing import Iterable, Iterator, Optional
 
 import numpy as np
 
-from imago.game import BLACK, WHITE, GameState, area_owners, parse_vertex, to_index
+from imago.game import BLACK, WHITE, Count, GameState, area_owners, count, parse_vertex, to_index
 from imago.nn.features import board_index, encode_into, num_planes, point_to_move
 from imago.sgf import find_sgf_files
 
@@ -157,6 +157,37 @@ def parse_result(result: Optional[str]) -> Optional[int]:
     return None
 
 
+def result_lead(result: Optional[str]) -> Optional[float]:
+    """Black's final lead from an ``RE`` value (``B+3.5``: 3.5, ``W+12``:
+    -12, ``0``/``Draw``/``Jigo``: 0); None for a resignation, a loss on
+    time, a forfeit, no result or anything else."""
+    if not result:
+        return None
+    text = result.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.0
+    if len(text) > 2 and text[0] in "BW" and text[1] == "+":
+        try:
+            lead = float(text[2:])
+        except ValueError:
+            return None
+        return lead if text[0] == "B" else -lead
+    return None
+
+
+def marked(state: GameState) -> bool:
+    """Whether the record marks its final territory (``TB``/``TW`` on its
+    last node or its root): a count of its own, dead stones included."""
+    last = list(state.root.main_line())[-1]
+    return any(key in props for props in (last.properties, state.root.properties)
+               for key in ("TB", "TW"))
+
+
+def counted(state: GameState) -> bool:
+    """Whether the game's ``RE`` gives a score: it was played out and counted."""
+    return result_lead((state.root.properties.get("RE") or [None])[0]) is not None
+
+
 WALL_PER_CPU = 10
 """A GNU Go limited to N seconds of CPU time is stopped after 10 N seconds
 of wall-clock time all the same (a machine too busy to give it its time:
@@ -240,7 +271,10 @@ def final_ownership(state: GameState, path: Optional[Path] = None,
                     gnugo: Optional[GnuGoDead] = None) -> tuple[np.ndarray, str]:
     """Final ownership from Black's side (+1 Black, -1 White, 0 neutral) as
     a flat ``(size*size,)`` int8 array, and how dead stones were found
-    (``markup``, ``gnugo`` or ``none``)."""
+    (``markup``, ``gnugo`` or ``none``). GNU Go is asked only about a
+    counted game (a numeric result): the last position of a resigned game
+    is unfinished, no final ownership to learn, and GNU Go can take
+    minutes on one (most of ``ai19``)."""
     line = list(state.root.main_line())
     last = line[-1]
     board = last.board
@@ -259,7 +293,7 @@ def final_ownership(state: GameState, path: Optional[Path] = None,
         for p in point_list(props.get("TW", []), size):
             if cells[p] == BLACK:
                 dead.append(p)
-    elif gnugo is not None and path is not None:
+    elif gnugo is not None and path is not None and counted(state):
         dead = gnugo(path, size)
         how = "gnugo"
     owners = np.array(area_owners(board, dead), dtype=np.int8)[board_index(size)]
@@ -267,6 +301,22 @@ def final_ownership(state: GameState, path: Optional[Path] = None,
     own[owners == BLACK] = 1
     own[owners == WHITE] = -1
     return own, how
+
+
+def owners_from_black(judged: Count, size: int) -> np.ndarray:
+    """A count's owners as a flat ``(size*size,)`` int8 array from Black's
+    side (+1 Black, -1 White, 0 neutral)."""
+    owners = np.asarray(judged.owners)[board_index(size)]
+    return np.where(owners == BLACK, 1, np.where(owners == WHITE, -1, 0)).astype(np.int8)
+
+
+def counted_ownership(state: GameState) -> np.ndarray:
+    """Black's ownership of the last position of ``state``'s main line by
+    imago's count (dead stones by random playouts), as self-play judges a
+    game a side resigned: :func:`owners_from_black`."""
+    last = list(state.root.main_line())[-1]
+    to_move = WHITE if last.color == BLACK else BLACK
+    return owners_from_black(count(last.board, state.rules, to_move), state.size)
 
 
 def game_samples(state: GameState, plane_set: str, skip: int = 0,
@@ -470,7 +520,8 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 
 
 __all__ = [
-    "find_sgf_files", "opening_moves_to_skip", "parse_result", "final_ownership", "named_games",
+    "find_sgf_files", "opening_moves_to_skip", "parse_result", "result_lead", "counted",
+    "final_ownership", "marked", "owners_from_black", "counted_ownership", "named_games",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
     "default_cache_dir", "is_validation_game", "shard_key", "readable_files", "write_json",
 ]

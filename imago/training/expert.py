@@ -45,7 +45,7 @@ from imago.game import BLACK, GameState
 from imago.sgf import find_sgf_files
 
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
-from .data import parse_result, readable_files, write_json
+from .data import counted_ownership, marked, parse_result, readable_files, write_json
 from .replay import GameRecord, ReplayBuffer
 from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
@@ -77,8 +77,11 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
                       np.int8)
     policy = np.zeros((n, area + 1), np.float32)
     policy[np.arange(n), arrays["moves"]] = 1.0
-    own_black = arrays["ownership"][0] * (1 if colors[0] == BLACK else -1)
     lead = result_lead(result)
+    if lead is None and not marked(state):  # resigned: the count's view of the last position
+        own_black = counted_ownership(state)
+    else:
+        own_black = arrays["ownership"][0] * (1 if colors[0] == BLACK else -1)
     return GameRecord(
         size=size, komi=float(state.komi), planes=arrays["planes"], to_move=colors,
         moves=arrays["moves"], policy=policy, full=np.ones(n, bool),

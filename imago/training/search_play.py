@@ -41,9 +41,10 @@ import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
 from imago.match.arena import choose_action, outcome, play_action, root_value
-from imago.nn.features import BINARY_PLANES, PLANE_SETS, board_index, encode_into
+from imago.nn.features import BINARY_PLANES, PLANE_SETS, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
+from .data import owners_from_black
 from .replay import GameRecord
 
 
@@ -263,8 +264,7 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
     state = game.state
     size = settings.size
     judged = count(state.board, state.rules, state.to_move)
-    owners = np.asarray(judged.owners)[board_index(size)]
-    ownership = np.where(owners == BLACK, 1, np.where(owners == WHITE, -1, 0)).astype(np.int8)
+    ownership = owners_from_black(judged, size)
     winner, result = outcome(state, ended == "resigned", judged)
     state.root.properties["RE"] = [result]
     record = GameRecord(

@@ -45,7 +45,7 @@ from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, num_pl
 from imago.sgf import find_sgf_files
 
 from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard,
-                   named_games, readable_files, save_shard, write_json)
+                   marked, named_games, readable_files, result_lead, save_shard, write_json)
 
 log = logging.getLogger("imago.training")
 
@@ -64,24 +64,6 @@ def binary_plane_set(plane_set: str) -> str:
 
 
 # ------------------------------------------------------------------ one game
-def result_lead(result: Optional[str]) -> Optional[float]:
-    """Black's final lead from an ``RE`` value (``B+3.5``: 3.5, ``W+12``:
-    -12, ``0``/``Draw``/``Jigo``: 0); None for a resignation, a loss on
-    time, a forfeit, no result or anything else."""
-    if not result:
-        return None
-    text = result.strip().upper()
-    if text in ("0", "DRAW", "JIGO"):
-        return 0.0
-    if len(text) > 2 and text[0] in "BW" and text[1] == "+":
-        try:
-            lead = float(text[2:])
-        except ValueError:
-            return None
-        return lead if text[0] == "B" else -lead
-    return None
-
-
 def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = None,
                 gnugo=None) -> dict[str, np.ndarray]:
     """The samples of one game for a stream shard (see the module docstring)."""
@@ -97,13 +79,11 @@ def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = Non
     black = np.where(color == 1, 1.0, -1.0).astype(np.float32)
     result = (state.root.properties.get("RE") or [None])[0]
     lead = result_lead(result)
-    last = moves[-1].properties if moves else {}
-    marked = any(k in props for props in (last, state.root.properties) for k in ("TB", "TW"))
     arrays["komi"] = np.full(n, state.komi, dtype=np.float32)
     arrays["color"] = color
     arrays["lead"] = (black * (lead or 0.0)).astype(np.float32)
     arrays["lead_mask"] = np.full(n, lead is not None, dtype=np.uint8)
-    arrays["own_mask"] = np.full(n, lead is not None or marked, dtype=np.uint8)
+    arrays["own_mask"] = np.full(n, lead is not None or marked(state), dtype=np.uint8)
     arrays["ownership"] = arrays["ownership"].reshape(n, size * size)
     return arrays
 
