@@ -266,7 +266,8 @@ def test_a_nakade_is_allowed_and_running_into_atari_is_not():
 def test_passes_when_every_border_is_closed(size):
     """Only the seki's liberties are left, and no one can win them
     back: the leader passes, with or without the opponent's pass; the
-    other side passes too, and resigns once the opponent passed back."""
+    other side passes too, and passes back once the opponent passed (the
+    game ends with its score; no search runs)."""
     from imago.engine.mcts_algorithm import MCTSAlgorithm
 
     even = MCTSAlgorithm.judge(game_from(seki_rows(size), 0)).score  # 11 on 9x9
@@ -280,7 +281,7 @@ def test_passes_when_every_border_is_closed(size):
         assert alg.choose_move(game, leader) is None
         game.undo()
         game.play(leader, None)
-        assert alg.choose_move(game, 3 - leader) == RESIGN
+        assert alg.choose_move(game, 3 - leader) is None and alg.summary() is None
 
 
 DEAD_STONE = diagram("""
