@@ -15,7 +15,7 @@ import pytest
 from imago.game import BLACK, WHITE
 from imago.sgf import load
 from imago.training.data import is_validation_game
-from imago.training.expert import (DONE, expert_buffer, expert_games, expert_record,
+from imago.training.expert import (DONE, VERSION, expert_buffer, expert_games, expert_record,
                                    import_games, other_size_games)
 from imago.training.rl_trainer import RLTrainConfig, mix_problems
 
@@ -124,6 +124,13 @@ def test_expert_games_are_cached_per_source_and_planes(tmp_path):
     history = expert_games([str(data)], "history", 9, cache_dir=tmp_path / "cache",
                            log=lines.append)
     assert history.folder != first.folder
+    # an import made the way of an earlier version is made again
+    done = first.folder / DONE
+    done.write_text(json.dumps({**json.loads(done.read_text()), "version": 1}))
+    lines.clear()
+    expert_games([str(data)], "extended", 9, cache_dir=tmp_path / "cache", log=lines.append)
+    assert any("importing" in line for line in lines)
+    assert json.loads(done.read_text())["version"] == VERSION
 
 
 def test_mix_options_are_named_when_wrong(tmp_path):

@@ -14,8 +14,9 @@ trained won 73 of 250 games against ``katago-gtp 1``, the unmixed networks
 folder a :class:`~imago.training.replay.ReplayBuffer` reads): per position
 the move played as a one-hot policy target (a "full search"), the outcome as
 both the value and the searched value, the final ownership (dead stones from
-the record's markup, or GNU Go's ``final_status_list dead`` when given) and
-Black's lead from ``RE``. The random opening moves ``index.tsv`` lists are
+the record's markup, or GNU Go's ``final_status_list dead`` when given; in a
+resigned game imago's count of its last position, as self-play keeps for a
+game a side resigned) and Black's lead from ``RE``. The random opening moves ``index.tsv`` lists are
 skipped; games of another size or without a result are counted and left
 out, unreadable files named, and so are the games the supervised training
 holds out for validation (the same split by game,
@@ -52,6 +53,10 @@ from .stream import binary_plane_set, result_lead
 
 DONE = "done.json"
 """Written last into an imported folder: its sources, plane set and counts."""
+VERSION = 2
+"""How records are made, kept in :data:`DONE`: a folder imported another way
+is imported again (2: a resigned game's ownership is imago's count of its
+last position, no longer the stones as they stand)."""
 GAMES_PER_SHARD = 200
 VALIDATION = 0.1
 """The share of games held out by the supervised training (``train.py
@@ -160,7 +165,7 @@ def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str
         folder = Path(folder)
         done = imported(folder)
         if done is not None and done["sources"] == sources and done["plane_set"] == plane_set \
-                and done["size"] == size:
+                and done["size"] == size and done.get("version") == VERSION:
             results[size] = done
         else:
             log(f"expert games: importing {', '.join(sources)} ({size}x{size}) into {folder}")
@@ -172,6 +177,7 @@ def import_sizes(inputs: Iterable[str], folders: dict[int, Path], plane_set: str
         for size, part in sorted(todo.items()):
             if part.counts["games"] or size not in required:  # else not recorded: raised below
                 about = {"sources": sources, "plane_set": plane_set, "size": size,
+                         "version": VERSION,
                          "dead": "gnugo" if gnugo is not None else "markup",
                          "unreadable": len(problems)}
                 results[size] = part.finish(about, log)
