@@ -67,6 +67,36 @@ def test_a_resigned_records_ownership_is_the_counts_view_of_its_last_position(tm
     assert (board[:, :5] == 1).all() and (board[:, 5:] == -1).all()  # A-E Black's, F-J White's
 
 
+def test_a_game_its_records_refuse_is_skipped_and_named(tmp_path, monkeypatch):
+    """Two ai19 records read RE[B+0.0]: a winner without a lead to learn
+    (no score target, the winner kept). A record the replay shards would
+    refuse all the same is skipped, named, and the import goes on."""
+    import imago.training.expert as expert
+
+    data = tmp_path / "data"
+    paths = write_games(data, 4)
+    paths[0].write_text(GAME.format(result="B+0.0"))
+    record = expert_record(load(paths[0])[0], "extended")
+    assert (record.winner, record.score, record.resigned) == (BLACK, 0.0, True)
+    assert record.problems() == []
+
+    made = expert.expert_record
+
+    def contradicting(state, *args, **kwargs):
+        record = made(state, *args, **kwargs)
+        if record is not None and record.name.endswith("game-001.sgf"):
+            record.score = -3.0  # a White lead in a game Black won
+        return record
+    monkeypatch.setattr(expert, "expert_record", contradicting)
+    lines = []
+    buffer = expert_games([str(data)], "extended", 9, cache_dir=tmp_path / "cache",
+                          log=lines.append)
+    assert any("game-001.sgf: score -3.0 does not agree with winner 1" in line
+               for line in lines), lines
+    held_out = sum(is_validation_game(str(path), 0.1) for path in paths[1:])
+    assert json.loads((buffer.folder / DONE).read_text())["games"] == 3 - held_out
+
+
 def test_import_leaves_out_held_out_other_size_and_unusable_games(tmp_path):
     data = tmp_path / "data"
     write_games(data, 40)

@@ -49,7 +49,8 @@ def records(tmp_path_factory):
 @pytest.mark.parametrize("text, lead", [
     ("B+3.5", 3.5), ("W+12", -12.0), ("w+0.5", -0.5), ("0", 0.0), ("Draw", 0.0),
     ("Jigo", 0.0), ("B+R", None), ("W+T", None), ("B+Resign", None), ("W+F", None),
-    (None, None), ("", None), ("B+", None), ("?", None), ("Void", None)])
+    (None, None), ("", None), ("B+", None), ("?", None), ("Void", None),
+    ("B+0.0", None), ("W+0", None), ("W+nan", None), ("B+-3", None)])
 def test_result_lead(text, lead):
     assert S.result_lead(text) == lead
 

@@ -160,7 +160,8 @@ def parse_result(result: Optional[str]) -> Optional[int]:
 def result_lead(result: Optional[str]) -> Optional[float]:
     """Black's final lead from an ``RE`` value (``B+3.5``: 3.5, ``W+12``:
     -12, ``0``/``Draw``/``Jigo``: 0); None for a resignation, a loss on
-    time, a forfeit, no result or anything else."""
+    time, a forfeit, no result or anything else, a win by nothing too
+    (``B+0.0``, two ai19 records: a winner and a lead that disagree)."""
     if not result:
         return None
     text = result.strip().upper()
@@ -170,6 +171,8 @@ def result_lead(result: Optional[str]) -> Optional[float]:
         try:
             lead = float(text[2:])
         except ValueError:
+            return None
+        if not lead > 0:  # B+0, W+0.0, W+nan
             return None
         return lead if text[0] == "B" else -lead
     return None

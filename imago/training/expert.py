@@ -220,6 +220,10 @@ def _read_sizes(inputs: list, todo: dict[int, _SizeImport], plane_set: str,
             if record is None:
                 part.counts["no_result"] += 1
                 continue
+            wrong = record.problems()
+            if wrong:  # a shard refuses the whole batch: skip the game, named
+                problems.append(f"{name}: {'; '.join(wrong)}")
+                continue
             part.add(record)
         for part in todo.values():
             part.flush()
