@@ -99,6 +99,14 @@ def opening_moves_to_skip(path: Path) -> int:
     return table.get(path.name, 0)
 
 
+def named_error(err: Exception, path: Path, name: Optional[str] = None) -> str:
+    """A problem line for ``err`` met in ``path`` that names the file once:
+    the error as it is when it names it already (SGF errors, GNU Go's),
+    else prefixed with ``name`` (the game's) or the path."""
+    text = str(err)
+    return text if str(path) in text else f"{name or path}: {text}"
+
+
 def named_games(files: Iterable[Path], problems: list[str]
                 ) -> Iterator[tuple[Path, str, GameState, int]]:
     """Each game of ``files`` as ``(path, name, state, opening)``: ``name``
@@ -113,7 +121,7 @@ def named_games(files: Iterable[Path], problems: list[str]
             problems.append(f"{path}: cannot read it ({err.strerror or err})")
             continue
         except Exception as err:  # noqa: BLE001 - any unreadable file is skipped, by name
-            problems.append(str(err) if str(path) in str(err) else f"{path}: {err}")
+            problems.append(named_error(err, path))
             continue
         opening = opening_moves_to_skip(path)
         for k, state in enumerate(games):
@@ -524,7 +532,7 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 
 __all__ = [
     "find_sgf_files", "opening_moves_to_skip", "parse_result", "result_lead", "counted",
-    "final_ownership", "marked", "owners_from_black", "counted_ownership", "named_games",
+    "named_error", "final_ownership", "marked", "owners_from_black", "counted_ownership", "named_games",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
     "default_cache_dir", "is_validation_game", "shard_key", "readable_files", "write_json",
 ]

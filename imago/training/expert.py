@@ -46,7 +46,8 @@ from imago.game import BLACK, GameState
 from imago.sgf import find_sgf_files
 
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
-from .data import counted_ownership, marked, parse_result, readable_files, write_json
+from .data import counted_ownership, marked, named_error, parse_result, readable_files
+from .data import write_json
 from .replay import GameRecord, ReplayBuffer
 from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
@@ -215,7 +216,7 @@ def _read_sizes(inputs: list, todo: dict[int, _SizeImport], plane_set: str,
             try:
                 record = expert_record(state, plane_set, opening, name, path, gnugo)
             except Exception as err:  # noqa: BLE001 - as build_shard: the game is skipped, named
-                problems.append(f"{name}: {err}")
+                problems.append(named_error(err, path, name))
                 continue
             if record is None:
                 part.counts["no_result"] += 1
