@@ -229,17 +229,25 @@ def test_passes_back_counting_dead_stones():
     assert alg.choose_move(game, BLACK) is None
 
 
+def unsettled_stone_game(komi: float):
+    """Black's wall on C, a white stone on E3 in Black's half; White passed.
+    Counted as the stones stand, Black has 15 points and White 1."""
+    game = GameState(5, komi=komi)
+    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
+                        white=[vertex_to_index("E3", 5)])
+    game.play(WHITE, None)
+    return game
+
+
 def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
     """White passed and the count (E3 judged dead) wins for Black, but E3's
-    fate is unclear (a capturing race playouts misread): Black plays on.
+    fate is unclear (a capturing race playouts misread) and decides the
+    game: alive, it leaves Black 15 - 1 - 14.5 = -0.5. Black plays on.
     Once E3 is clearly dead, or in seki, Black passes back."""
     import imago.game.counting as counting
 
     e3 = vertex_to_index("E3", 5)
-    game = GameState(5, komi=0.5)
-    game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")],
-                        white=[e3])
-    game.play(WHITE, None)
+    game = unsettled_stone_game(14.5)
     ownership = [1.0] * len(game.board.cells)
     monkeypatch.setattr(counting, "final_ownership", lambda board, to_move: ownership)
     alg = create_algorithm("mcts", model="none", visits=50, seed=1)
@@ -250,6 +258,23 @@ def test_does_not_pass_back_while_a_string_is_unsettled(monkeypatch):
     ownership[e3] = 0.3
     monkeypatch.setattr(counting, "seki_stones", lambda board, dead: [e3])
     assert alg.choose_move(game, BLACK) is None
+
+
+def test_passes_back_when_no_unsettled_string_can_turn_the_game(monkeypatch):
+    """White passed; E3's fate is unclear, but Black wins even with E3
+    alive (15 - 1 - 0.5): Black passes back. Its own unclear strings count
+    as dead in that reckoning: with the wall unsettled, it plays on."""
+    import imago.game.counting as counting
+
+    game = unsettled_stone_game(0.5)
+    ownership = [1.0] * len(game.board.cells)
+    ownership[vertex_to_index("E3", 5)] = 0.3
+    monkeypatch.setattr(counting, "final_ownership", lambda board, to_move: ownership)
+    alg = create_algorithm("mcts", model="none", visits=50, seed=1)
+    assert alg.choose_move(game, BLACK) is None
+    for v in ("C1", "C2", "C3", "C4", "C5"):
+        ownership[vertex_to_index(v, 5)] = 0.5
+    assert alg.choose_move(game, BLACK) is not None
 
 
 def test_passes_rather_than_fill_its_own_eyes(monkeypatch):

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import Count, GameState, count, lost_for_good
+from imago.game import Count, GameState, count, lost_for_good, wins_whatever_unsettled
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
@@ -287,7 +287,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                                   if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
         last = state.last_move
         if last is not None and last.is_pass and judged is not None:
-            if pass_wins:
+            if pass_wins or wins_whatever_unsettled(state.board, judged, color):
                 return None
             if lost_for_good(judged, color):  # the count is final: pass back, the game
                 return None                      # ends with its score (a resignation says less)

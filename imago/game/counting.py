@@ -283,6 +283,25 @@ def lost_for_good(judged: Count, color: int) -> bool:
     return abs(judged.score) > judged.neutral
 
 
-__all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good", "final_ownership",
+def wins_whatever_unsettled(board: GameBoard, judged: Count, color: int) -> bool:
+    """True when ``color`` wins the position of ``judged`` even if every
+    string whose fate the count left unclear goes the opponent's way:
+    ``color``'s own unsettled strings removed as dead, the opponent's left
+    standing (only its clearly dead stones removed), and the points this
+    leaves open neutral (area counting as the stones stand). After the
+    opponent's pass, no referee's count, nor the capturing races the
+    playouts may misread, can then turn the game: passing back ends it won."""
+    sign = 1.0 if color == BLACK else -1.0
+    cells, ownership, rival = board.cells, judged.ownership, 3 - color
+    dead = [p for p in board.on_board()
+            if (cells[p] == color and sign * ownership[p] < SETTLED_THRESHOLD)
+            or (cells[p] == rival and sign * ownership[p] >= SETTLED_THRESHOLD)]
+    owners = area_owners(board, dead)
+    black, white = owners.count(BLACK), owners.count(WHITE)
+    return sign * (black - white - judged.komi) > 0
+
+
+__all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good",
+           "wins_whatever_unsettled", "final_ownership",
            "playout_ownership", "dead_stones", "seki_stones", "final_owners",
            "DEAD_THRESHOLD", "NEUTRAL_THRESHOLD", "SETTLED_THRESHOLD"]
