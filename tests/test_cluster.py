@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'imago[ray]')")
-# One test worker runs them all, one after another (pyproject.toml: --dist loadgroup):
+# One test worker runs them all, one after another (pyproject.toml: --dist loadfile):
 # two clusters on one machine at once would compete for ports and memory.
-pytestmark = pytest.mark.xdist_group("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from imago.training.cluster import RayExecutor, WorkerLost, ray_problem  # noqa: E402
