@@ -28,7 +28,8 @@ from imago.sgf.errors import clip, quote
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
 
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
-                                    create_algorithm, prepare_in_background)
+                                    UnknownOptionError, create_algorithm,
+                                    prepare_in_background)
 
 DEFAULT_SIZE = 9
 DEFAULT_KOMI = 7.5
@@ -153,7 +154,7 @@ class TerminalGame:
                 options["seed"] = seed
             try:
                 engine = create_algorithm(algorithm, **options)
-            except TypeError as exc:
+            except (TypeError, UnknownOptionError) as exc:
                 raise ValueError(f"algorithm {algorithm!r} refused the options "
                                  f"{options}: {exc}") from exc
             engine.check_size(size)

@@ -85,6 +85,19 @@ def test_other_algorithms_check_their_options(name, options):
         create_algorithm(name, **options)
 
 
+def test_an_option_an_algorithm_does_not_take_is_named_with_its_options(monkeypatch):
+    with pytest.raises(ValueError, match=r"the uct algorithm has no option 'c_puct'; "
+                                         r"its options: .*exploration.*visits"):
+        create_algorithm("uct", c_puct=2)
+    # A network's model given where no network can run (imago then plays uct):
+    # the reason, not Python's "unexpected keyword argument".
+    import imago.nn.evaluator as evaluator
+
+    monkeypatch.setattr(evaluator, "networks_can_run", lambda: False)
+    with pytest.raises(ValueError, match="a network needs Keras with TensorFlow or JAX"):
+        create_algorithm("uct", model="models/rl9k.keras")
+
+
 def test_checked_accepts_good_values_and_converts():
     assert checked("visits", "12", int, low=1) == 12
     assert checked("c", 1, float, above=0) == 1.0

@@ -164,9 +164,37 @@ def shared_options(name: str, visits: Optional[int] = None, no_resign: bool = Fa
     return options
 
 
+class UnknownOptionError(ValueError):
+    """An option the algorithm does not take (the message names its options)."""
+
+
+def option_names(name: str) -> Optional[set[str]]:
+    """The options the algorithm ``name`` takes (None: any keyword)."""
+    import inspect
+
+    parameters = inspect.signature(algorithm_class(name).__init__).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return None
+    return {p for p in parameters if p != "self"}
+
+
 def create_algorithm(name: str, **options: Any) -> DecisionAlgorithm:
     """Instantiate the algorithm registered as ``name``.
 
-    Raises ValueError naming the known algorithms for an unknown name.
+    Raises ValueError naming the known algorithms for an unknown name, and
+    the algorithm's options for an option it does not take (with the reason
+    when a network's ``model`` reaches ``uct`` because no network can run).
     """
+    accepted = option_names(name)
+    unknown = sorted(set(options) - accepted) if accepted is not None else []
+    if unknown:
+        from imago.nn.evaluator import networks_can_run  # no TensorFlow import
+
+        why = ""
+        if "model" in unknown and not networks_can_run():
+            why = (" (a network needs Keras with TensorFlow or JAX, which this Python lacks: "
+                   "without them imago plays uct, with random playouts)")
+        raise UnknownOptionError(f"the {name} algorithm has no option "
+                         f"{', '.join(repr(o) for o in unknown)}{why}; its options: "
+                         f"{', '.join(sorted(accepted))}")
     return algorithm_class(name)(**options)
