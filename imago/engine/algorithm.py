@@ -148,9 +148,7 @@ def shared_options(name: str, visits: Optional[int] = None, no_resign: bool = Fa
     """Algorithm options for the command lines' ``--visits`` and
     ``--no-resign``, in the words the algorithm ``name`` understands.
     Raises ValueError when it has no such setting."""
-    import inspect
-
-    accepted = set(inspect.signature(algorithm_class(name).__init__).parameters)
+    accepted = option_names(name) or set()
     options: dict[str, Any] = {}
     if visits is not None:
         if "visits" not in accepted:
@@ -195,6 +193,6 @@ def create_algorithm(name: str, **options: Any) -> DecisionAlgorithm:
             why = (" (a network needs Keras with TensorFlow or JAX, which this Python lacks: "
                    "without them imago plays uct, with random playouts)")
         raise UnknownOptionError(f"the {name} algorithm has no option "
-                         f"{', '.join(repr(o) for o in unknown)}{why}; its options: "
-                         f"{', '.join(sorted(accepted))}")
+                                 f"{', '.join(repr(o) for o in unknown)}{why}; its options: "
+                                 f"{', '.join(sorted(accepted))}")
     return algorithm_class(name)(**options)

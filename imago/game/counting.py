@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from .board import GameBoard
-from .constants import BLACK, EMPTY, WHITE
-from .scoring import area_owners, format_result
+from .constants import BLACK, EMPTY, WHITE, opponent
+from .scoring import area_owners, area_score, format_result
 
 SCORINGS = ("area",)
 SUPERKO_RULES = ("positional",)
@@ -292,13 +292,11 @@ def wins_whatever_unsettled(board: GameBoard, judged: Count, color: int) -> bool
     opponent's pass, no referee's count, nor the capturing races the
     playouts may misread, can then turn the game: passing back ends it won."""
     sign = 1.0 if color == BLACK else -1.0
-    cells, ownership, rival = board.cells, judged.ownership, 3 - color
+    cells, ownership, rival = board.cells, judged.ownership, opponent(color)
     dead = [p for p in board.on_board()
             if (cells[p] == color and sign * ownership[p] < SETTLED_THRESHOLD)
             or (cells[p] == rival and sign * ownership[p] >= SETTLED_THRESHOLD)]
-    owners = area_owners(board, dead)
-    black, white = owners.count(BLACK), owners.count(WHITE)
-    return sign * (black - white - judged.komi) > 0
+    return sign * area_score(board, judged.komi, dead) > 0
 
 
 __all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good",
