@@ -46,8 +46,8 @@ from imago.game import BLACK, GameState
 from imago.sgf import find_sgf_files
 
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
-from .data import counted_ownership, marked, named_error, parse_result, readable_files
-from .data import write_json
+from .data import (counted_ownership, marked, named_error, parse_result, readable_files,
+                   write_json)
 from .replay import GameRecord, ReplayBuffer
 from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
