@@ -79,6 +79,22 @@ class SizedPooling(layers.Layer):
 
 
 # ------------------------------------------------------------------ base class
+def jax_inference(model: keras.Model, live: bool):
+    """``model`` compiled by ``jax.jit`` for inference. jax.jit bakes the
+    variables a traced call reads into the program as constants, which
+    suits an inference copy (never changed) but not a model in training:
+    ``live`` passes the variables as arguments on every call, so the answer
+    follows the weights as they learn."""
+    import jax
+
+    if not live:
+        return jax.jit(lambda x: model(x, training=False))
+    program = jax.jit(lambda trainable, fixed, x:
+                      model.stateless_call(trainable, fixed, x, training=False)[0])
+    return lambda x: program([v.value for v in model.trainable_variables],
+                             [v.value for v in model.non_trainable_variables], x)
+
+
 class NeuralNetwork:
     """A Go network over one plane set. ``heads`` names its outputs among
     ``policy`` (``size*size + 1`` probabilities, pass last), ``value``
@@ -305,9 +321,7 @@ class NeuralNetwork:
                 spec = tf.TensorSpec([None, size, size, self.planes], tf.float32)
                 fn = tf.function(lambda x: model(x, training=False), input_signature=[spec])
             elif keras.backend.backend() == "jax":
-                import jax
-
-                fn = jax.jit(lambda x: model(x, training=False))
+                fn = jax_inference(model, live=self.for_training)
             else:
                 fn = lambda x: model(x, training=False)  # noqa: E731
             self._infer[key] = fn
