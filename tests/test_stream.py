@@ -113,6 +113,32 @@ def test_other_sizes_and_broken_files_are_named(tmp_path):
     assert sorted(s.size for s in both) == [9, 13] and not any("13x13" in p for p in problems3)
 
 
+def test_chunks_built_in_several_processes_are_those_built_in_one(tmp_path):
+    for number, size in enumerate((9, 9, 13)):
+        write_records(tmp_path / "in" / f"folder{number}", 3, size, first=3 * number)
+    (tmp_path / "in" / "folder0" / "broken.sgf").write_text("(;SZ[9];B[ee];W[ee])")
+    said: list[str] = []
+    one, problems1, built1 = S.prepare_shards([str(tmp_path / "in")], "komi", [9, 13],
+                                              tmp_path / "one")
+    many, problems3, built3 = S.prepare_shards([str(tmp_path / "in")], "komi", [9, 13],
+                                               tmp_path / "many", progress=said.append,
+                                               workers=3)
+    assert built1 == built3 == 3 and problems3 == problems1
+    assert any("broken.sgf" in p for p in problems3)
+    assert [(s.path.name, s.size, s.games) for s in many] == \
+        [(s.path.name, s.size, s.games) for s in one]
+    for a, b in zip(one, many):
+        with np.load(a.path) as x, np.load(b.path) as y:
+            assert sorted(x.files) == sorted(y.files)
+            assert all(np.array_equal(x[k], y[k]) for k in x.files)
+    assert sorted(said) == [f"chunk {n}/3 of folder{n - 1}: built" for n in (1, 2, 3)]
+    said.clear()
+    again, _, built = S.prepare_shards([str(tmp_path / "in")], "komi", [9, 13],
+                                       tmp_path / "many", progress=said.append, workers=3)
+    assert built == 0 and again == many
+    assert said == [f"3 of 3 chunks found in {tmp_path / 'many' / 'stream'}"]
+
+
 # ------------------------------------------------------------------ the plan
 HEADS = ("policy", "value", "ownership", "score")
 

@@ -134,47 +134,87 @@ class Shard:
     games: list[tuple[str, int]]
 
 
+def build_cached_chunk(chunk: list[Path], plane_set: str, manifest_path: Path, gnugo=None
+                       ) -> None:
+    """Read one chunk of SGF files and write its shards (one per board size)
+    and then its manifest beside ``manifest_path``; the manifest comes last,
+    so a chunk whose manifest exists is whole."""
+    by_size, chunk_problems = build_chunk(chunk, plane_set, gnugo)
+    manifest = {"problems": chunk_problems, "sizes": {}}
+    stem = manifest_path.name[:-len(".json")]
+    for size, arrays in by_size.items():
+        games = [(str(n), int(c)) for n, c in
+                 zip(arrays["names"], np.bincount(arrays["game"]))]
+        save_shard(manifest_path.parent / f"{stem}-{size}.npz", arrays)
+        manifest["sizes"][str(size)] = games
+    write_json(manifest_path, manifest)
+
+
+def _build_job(job: tuple) -> None:
+    build_cached_chunk(*job)
+
+
+def build_chunks(jobs: list[tuple[list[Path], Path]], plane_set: str, gnugo=None,
+                 workers: int = 1, done: Optional[Callable[[int], None]] = None) -> None:
+    """Build the chunks ``jobs`` (``(files, manifest path)`` each), in
+    ``workers`` processes when there are several jobs (serially with GNU Go,
+    whose one referee process cannot be shared); ``done(i)`` after job ``i``."""
+    if workers <= 1 or len(jobs) < 2 or gnugo is not None:
+        for number, (chunk, manifest_path) in enumerate(jobs):
+            build_cached_chunk(chunk, plane_set, manifest_path, gnugo)
+            if done:
+                done(number)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=get_context("spawn")) as pool:
+        futures = {pool.submit(_build_job, (chunk, plane_set, manifest_path)): number
+                   for number, (chunk, manifest_path) in enumerate(jobs)}
+        for future in as_completed(futures):
+            future.result()
+            if done:
+                done(futures[future])
+
+
 def prepare_shards(inputs: Iterable[str], plane_set: str, sizes: Sequence[int],
                    cache_dir: Path, dead: str = "markup", gnugo=None,
-                   progress: Optional[Callable[[str], None]] = None
+                   progress: Optional[Callable[[str], None]] = None, workers: int = 1
                    ) -> tuple[list[Shard], list[str], int]:
     """Build (or find cached) the shards of ``inputs`` for the board sizes
-    ``sizes``: ``(shards, problems, chunks built)``. Games of other sizes
-    are named in the problems and left out."""
+    ``sizes``: ``(shards, problems, chunks built)``, the missing chunks in
+    ``workers`` processes. Games of other sizes are named in the problems
+    and left out."""
     files, problems = find_sgf_files(inputs)
     files = readable_files(files, problems)
     chunks = folder_chunks(files, CHUNK_FILES)
     folder = cache_dir / "stream"
+    manifests = [folder / f"{plane_set}-{chunk_key(chunk, plane_set, dead)}.json"
+                 for chunk in chunks]
+    fresh = [number for number, path in enumerate(manifests) if not path.exists()]
+
+    def built(job: int) -> None:
+        if progress:
+            number = fresh[job]
+            progress(f"chunk {number + 1}/{len(chunks)} of {chunks[number][0].parent.name}: "
+                     "built")
+
+    build_chunks([(chunks[n], manifests[n]) for n in fresh], plane_set, gnugo, workers, built)
     shards: list[Shard] = []
-    built = 0
-    for number, chunk in enumerate(chunks):
-        key = chunk_key(chunk, plane_set, dead)
-        manifest_path = folder / f"{plane_set}-{key}.json"
-        fresh = not manifest_path.exists()
-        if fresh:
-            by_size, chunk_problems = build_chunk(chunk, plane_set, gnugo)
-            manifest = {"problems": chunk_problems, "sizes": {}}
-            for size, arrays in by_size.items():
-                games = [(str(n), int(c)) for n, c in
-                         zip(arrays["names"], np.bincount(arrays["game"]))]
-                save_shard(folder / f"{plane_set}-{key}-{size}.npz", arrays)
-                manifest["sizes"][str(size)] = games
-            write_json(manifest_path, manifest)
-            built += 1
+    for number, manifest_path in enumerate(manifests):
         manifest = json.loads(manifest_path.read_text())
         problems.extend(manifest["problems"])
         for size_text, games in manifest["sizes"].items():
             size = int(size_text)
             if size in sizes:
-                shards.append(Shard(folder / f"{plane_set}-{key}-{size}.npz", size,
-                                    [(n, c) for n, c in games]))
+                shard_path = manifest_path.with_name(f"{manifest_path.stem}-{size}.npz")
+                shards.append(Shard(shard_path, size, [(n, c) for n, c in games]))
             else:
                 problems.extend(f"{n}: {size}x{size} game, not one of the sizes "
                                 f"{', '.join(map(str, sizes))}" for n, _ in games)
-        if progress:
-            progress(f"chunk {number + 1}/{len(chunks)} of {chunk[0].parent.name}: "
-                     f"{'built' if fresh else 'cached'}")
-    return shards, problems, built
+    if progress and len(fresh) < len(chunks):
+        progress(f"{len(chunks) - len(fresh)} of {len(chunks)} chunks found in {folder}")
+    return shards, problems, len(fresh)
 
 
 # ------------------------------------------------------------------ samples

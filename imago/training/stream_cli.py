@@ -76,6 +76,9 @@ def stream_parser() -> argparse.ArgumentParser:
                    help="steps between loss reports")
     p.add_argument("--cache", dest="cache_dir", metavar="DIR",
                    help="shard cache (default: $IMAGO_CACHE or ~/.cache/imago)")
+    p.add_argument("--workers", type=int, default=DEFAULTS.workers, metavar="N",
+                   help="processes that read the SGF files into the shard cache the first "
+                        "time (default: one a core)")
     p.add_argument("--gnugo-dead", dest="dead", action="store_const", const="gnugo",
                    default=DEFAULTS.dead,
                    help="ask GNU Go for the dead stones of records without TB/TW markup")

@@ -76,6 +76,7 @@ class StreamConfig:
     report_every: int = 50
     cache_dir: Optional[str] = None
     dead: str = "markup"
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     output: Optional[str] = None
     augment: bool = True
     seed: int = 1
@@ -92,7 +93,7 @@ class StreamConfig:
         if self.plane_set not in PLANE_SETS:
             out.append(f"--planes must be one of {', '.join(PLANE_SETS)}")
         for name in ("blocks", "filters", "steps", "batch_size", "checkpoint_every",
-                     "report_every", "validation_positions"):
+                     "report_every", "validation_positions", "workers"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 out.append(f"--{name.replace('_', '-')} must be at least 1")
         if self.optimizer not in ("sgd", "adam"):
@@ -199,7 +200,8 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
     gnugo = GnuGoDead(cache) if config.dead == "gnugo" else None
     shards, skipped, built = prepare_shards(config.inputs, config.plane_set, config.sizes,
                                             cache, config.dead, gnugo,
-                                            progress=log if config.progress else None)
+                                            progress=log if config.progress else None,
+                                            workers=config.workers)
     for problem in skipped:
         log(f"skipped: {problem}")
     if not shards:
