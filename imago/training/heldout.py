@@ -12,6 +12,7 @@ covered by stones), and the score lead's mean absolute error.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -70,10 +71,13 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
 
 def heldout_figures(models: list[str], folders: list[str], validation: float = 0.05,
                     positions: Optional[int] = None, cache_dir: Optional[Path] = None,
-                    log: Callable[[str], None] = print, averaged: bool = False) -> list[dict]:
+                    log: Callable[[str], None] = print, averaged: bool = False,
+                    workers: Optional[int] = None) -> list[dict]:
     """One row of figures per folder, board size and model (the models'
     board sizes only; ``averaged``: over the 8 symmetries, see
-    :func:`measure`); bad files are named through ``log`` and skipped."""
+    :func:`measure`); bad files are named through ``log`` and skipped. A
+    folder new to the cache is read in ``workers`` processes (default one
+    a core)."""
     from imago.nn.networks import load_network
 
     nets = [(model, load_network(model)) for model in models]
@@ -85,7 +89,9 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = 0
         for model, net in nets:
             planes = binary_plane_set(net.plane_set)
             if planes not in held_by_planes:
-                shards, problems, _ = prepare_shards([folder], net.plane_set, sizes, cache)
+                shards, problems, _ = prepare_shards(
+                    [folder], net.plane_set, sizes, cache,
+                    workers=workers or os.cpu_count() or 1)
                 for problem in problems:
                     log(f"skipped: {problem}")
                 held_by_planes[planes] = validation_samples(shards, validation,
