@@ -321,6 +321,25 @@ def test_a_tiny_run_checkpoints_and_writes_its_model(straight_run, run_inputs):
     assert stream_main(stream_args(run_inputs, "a")) == 0
 
 
+def test_keep_models_keeps_each_checkpoints_network(run_inputs):
+    from imago.nn.networks import NeuralNetwork
+    from imago.training.stream_cli import stream_main
+
+    args = stream_args(run_inputs, "kept", "--keep-models")
+    args[args.index("--steps") + 1] = "20"
+    assert stream_main(args) == 0
+    run = run_inputs / "kept"
+    assert sorted(p.name for p in run.glob("model-*.keras")) == \
+        ["model-0000010.keras", "model-0000020.keras"]
+    state = json.loads((run / "state.json").read_text())
+    for entry in state["validation"]:
+        net = NeuralNetwork.load(run / f"model-{entry['step']:07d}.keras")
+        assert net.metadata["training"]["steps"] == entry["step"]
+        assert net.metadata["metrics"] == entry
+    assert weights(run / "model-0000020.keras")[0].tolist() == \
+        weights(run / "model.keras")[0].tolist()
+
+
 def test_an_interrupted_run_resumes_exactly(straight_run, run_inputs, monkeypatch, capsys):
     from imago.training.stream_cli import stream_main
 

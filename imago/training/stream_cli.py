@@ -84,6 +84,9 @@ def stream_parser() -> argparse.ArgumentParser:
                    help="ask GNU Go for the dead stones of records without TB/TW markup")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="also write the final network here (default: RUN/model.keras only)")
+    p.add_argument("--keep-models", action="store_true",
+                   help="keep each checkpoint's network as RUN/model-STEP.keras (with its "
+                        "validation figures), to choose among them later")
     p.add_argument("--no-augment", dest="augment", action="store_false",
                    help="no random symmetries or komi shifts")
     p.add_argument("--seed", type=int, default=DEFAULTS.seed, metavar="N")

@@ -78,6 +78,7 @@ class StreamConfig:
     dead: str = "markup"
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     output: Optional[str] = None
+    keep_models: bool = False
     augment: bool = True
     seed: int = 1
     progress: bool = True
@@ -290,13 +291,16 @@ def model_metadata(config: StreamConfig, state: dict, by_size: dict[int, int]) -
 
 def save(net, run: Path, config: StreamConfig, state: dict, by_size: dict[int, int]) -> None:
     """A checkpoint of ``state["step"]`` (optimizer state included) and the
-    plain model, then ``state.json`` naming the checkpoint (the moment the
+    plain model (kept as ``model-STEP.keras`` too with ``keep_models``), then ``state.json`` naming the checkpoint (the moment the
     step counts as done), then the older checkpoints go. A kill at any
     point leaves a state.json and the checkpoint it names."""
     net.metadata["board_sizes"] = sorted(config.sizes)
     name = f"checkpoint-{state['step']:07d}.keras"
     net.save(run / name, include_optimizer=True)
-    net.save(run / "model.keras", **model_metadata(config, state, by_size))
+    metadata = model_metadata(config, state, by_size)
+    net.save(run / "model.keras", **metadata)
+    if config.keep_models:
+        net.save(run / f"model-{state['step']:07d}.keras", **metadata)
     state["checkpoint"] = name
     write_json(run / "state.json", state)
     for old in run.glob("checkpoint-*.keras"):
