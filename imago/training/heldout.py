@@ -12,7 +12,6 @@ covered by stones), and the score lead's mean absolute error.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -23,7 +22,8 @@ from imago.nn.features import SCORE_SCALE
 
 from .data import default_cache_dir
 from .options import HelpFormatter
-from .stream import binary_plane_set, make_batch, prepare_shards, validation_samples
+from .stream import (binary_plane_set, default_workers, make_batch, prepare_shards,
+                     validation_samples)
 
 PHASES = (0.2, 0.4, 0.6)
 """Game phases by the share of the points holding a stone: below 20%,
@@ -91,7 +91,7 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = 0
             if planes not in held_by_planes:
                 shards, problems, _ = prepare_shards(
                     [folder], net.plane_set, sizes, cache,
-                    workers=workers or os.cpu_count() or 1)
+                    workers=workers or default_workers())
                 for problem in problems:
                     log(f"skipped: {problem}")
                 held_by_planes[planes] = validation_samples(shards, validation,

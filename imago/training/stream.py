@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional, Sequence
@@ -152,6 +153,11 @@ def build_cached_chunk(chunk: list[Path], plane_set: str, manifest_path: Path, g
 
 def _build_job(job: tuple) -> None:
     build_cached_chunk(*job)
+
+
+def default_workers() -> int:
+    """Processes that build a shard cache unless told: one a core."""
+    return os.cpu_count() or 1
 
 
 def build_chunks(jobs: list[tuple[list[Path], Path]], plane_set: str, gnugo=None,

@@ -41,7 +41,7 @@ from .data import GnuGoDead, default_cache_dir, write_json
 from .selfplay_run import progress_bar
 from .trainer import cosine_rate
 from .heldout import measure
-from .stream import Plan, prepare_shards, validation_samples
+from .stream import Plan, default_workers, prepare_shards, validation_samples
 
 Log = Callable[[str], None]
 
@@ -76,7 +76,7 @@ class StreamConfig:
     report_every: int = 50
     cache_dir: Optional[str] = None
     dead: str = "markup"
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    workers: int = field(default_factory=default_workers)
     output: Optional[str] = None
     keep_models: bool = False
     augment: bool = True
@@ -291,9 +291,10 @@ def model_metadata(config: StreamConfig, state: dict, by_size: dict[int, int]) -
 
 def save(net, run: Path, config: StreamConfig, state: dict, by_size: dict[int, int]) -> None:
     """A checkpoint of ``state["step"]`` (optimizer state included) and the
-    plain model (kept as ``model-STEP.keras`` too with ``keep_models``), then ``state.json`` naming the checkpoint (the moment the
-    step counts as done), then the older checkpoints go. A kill at any
-    point leaves a state.json and the checkpoint it names."""
+    plain model (kept as ``model-STEP.keras`` too with ``keep_models``),
+    then ``state.json`` naming the checkpoint (the moment the step counts as
+    done), then the older checkpoints go. A kill at any point leaves a
+    state.json and the checkpoint it names."""
     net.metadata["board_sizes"] = sorted(config.sizes)
     name = f"checkpoint-{state['step']:07d}.keras"
     net.save(run / name, include_optimizer=True)
