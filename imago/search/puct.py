@@ -66,7 +66,8 @@ from imago.game import GameMove, GameState, area_score, to_index
 
 from .reports import SearchReports
 from .tactics import losing_self_atari
-from .tree import CLOSED, PRIOR_OF_BYTE, SearchNode, encode_priors, win_value
+from .tree import (CLOSED, MOVE, PRIOR_OF_BYTE, SCORES, VALUES, VISITS, SearchNode,
+                   encode_priors, win_value)
 
 HISTORY = 8
 """Positions in an evaluation's cache key (and the most any encoder sees)."""
@@ -605,14 +606,15 @@ class PUCTSearch(SearchReports):
         k = node.edges
         if not k:
             return int(priors.argmax()), -1
-        moves, n = node._moves[:k], node._visits[:k]
+        stats = node.stats
+        moves, n = stats[MOVE, :k].astype(np.intp), stats[VISITS, :k]
         scale = self.c_puct * math.sqrt(node.total + 1.0)
         fpu = node.value - self.fpu_reduction
-        q = np.divide(node._values[:k], n, out=np.full(k, fpu), where=n > 0)
+        q = np.divide(stats[VALUES, :k], n, out=np.full(k, fpu), where=n > 0)
         utility = self._utility
         if utility and abs(node.value) >= SATURATED:
             inverse = 1.0 / self._scale
-            lead = node._scores[:k] / np.maximum(n, 1e-9)  # no visit, no score: 0
+            lead = stats[SCORES, :k] / np.maximum(n, 1e-9)  # no visit, no score: 0
             lead -= center
             lead *= inverse
             q += utility * np.tanh(lead, out=lead)
@@ -653,8 +655,9 @@ class PUCTSearch(SearchReports):
                     continue
                 edge, child = node.add_edge(action)
                 child.terminal = action == pass_action and passes >= 1
-            node._visits[edge] += vl
-            node._values[edge] -= vl
+            stats = node.stats
+            stats[VISITS, edge] += vl
+            stats[VALUES, edge] -= vl
             node.total += vl
             path.append((node, edge))
             if want_cells:
@@ -693,8 +696,9 @@ class PUCTSearch(SearchReports):
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
         for node, edge in path:
-            node._visits[edge] -= vl
-            node._values[edge] += vl
+            stats = node.stats
+            stats[VISITS, edge] -= vl
+            stats[VALUES, edge] += vl
             node.total -= vl
 
     def _backup(self, path, value: float, score: float = 0.0) -> None:
@@ -703,9 +707,10 @@ class PUCTSearch(SearchReports):
         vl = self.virtual_loss
         for node, edge in reversed(path):
             value, score = -value, -score  # now the view of the player who chose the move
-            node._visits[edge] += 1.0 - vl
-            node._values[edge] += value + vl
-            node._scores[edge] += score
+            stats = node.stats
+            stats[VISITS, edge] += 1.0 - vl
+            stats[VALUES, edge] += value + vl
+            stats[SCORES, edge] += score
             node.total += 1.0 - vl
         if self._utility:  # the root's mean lead, the utility's centre
             self._score_sum += score

@@ -10,12 +10,13 @@ moves (points row-major from the top-left, the pass last; see
   1e-7; :data:`CLOSED` marks points that were occupied). A cached evaluation
   shares its bytes with every node that reuses it, so priors are never
   written in place;
-- one *edge* per child already created, in parallel arrays: ``moves`` (the
-  action), ``visits`` (N), ``values`` (W, from the view of the player to move
-  here), ``scores`` (the sum of the score leads backed up through the edge,
-  in points, from the same view; zero when the evaluator predicts no score)
-  and ``children``. Only moves the search has tried get an edge, so a
-  node costs about a kilobyte on 19x19 (mostly its priors) instead of a
+- one *edge* per child already created: ``moves`` (the action), ``visits``
+  (N), ``values`` (W, from the view of the player to move here), ``scores``
+  (the sum of the score leads backed up through the edge, in points, from
+  the same view; zero when the evaluator predicts no score), the rows of one
+  float64 array (one allocation a node: a search makes millions of them),
+  and ``children``. Only moves the search has tried get an edge, so a node
+  costs well under a kilobyte on 19x19 (mostly its priors) instead of a
   board;
 - ``struck``: moves found illegal when first tried (suicide, ko, superko)
   or losing self-ataris (see :mod:`imago.search.tactics`), or a root pass
@@ -39,8 +40,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-EMPTY_MOVES = np.zeros(0, dtype=np.int32)
-EMPTY_STATS = np.zeros(0, dtype=np.float64)
+MOVE, VISITS, VALUES, SCORES = range(4)
+"""The rows of :attr:`SearchNode.stats`."""
+EMPTY_STATS = np.zeros((4, 0), dtype=np.float64)
 
 CLOSED = 255
 """The prior byte of a move that cannot be chosen (an occupied point)."""
@@ -86,18 +88,15 @@ def _flag(bit: int, doc: str) -> property:
 class SearchNode:
     """A position of the search tree and the statistics of its moves."""
 
-    __slots__ = ("priors", "value", "score", "total", "_moves", "_visits", "_values",
-                 "_scores", "edges", "children", "struck", "flags", "exact", "ownership")
+    __slots__ = ("priors", "value", "score", "total", "stats", "edges", "children",
+                 "struck", "flags", "exact", "ownership")
 
     def __init__(self) -> None:
         self.priors: Optional[bytes] = None   # None until expanded
         self.value = 0.0           # the evaluator's value, for the player to move
         self.score = 0.0           # the evaluator's score lead (points), for the player to move
         self.total = 0.0           # sum of the edges' visits (virtual loss included)
-        self._moves = EMPTY_MOVES  # room for more edges than there are: see add_edge
-        self._visits = EMPTY_STATS
-        self._values = EMPTY_STATS
-        self._scores = EMPTY_STATS
+        self.stats = EMPTY_STATS   # rows MOVE, VISITS, VALUES, SCORES; room for more edges
         self.edges = 0
         self.children: Sequence[SearchNode] = ()  # a list from the first edge on
         self.struck: Optional[list[int]] = None
@@ -118,40 +117,39 @@ class SearchNode:
 
     @property
     def moves(self) -> np.ndarray:
-        """The action of each edge."""
-        return self._moves[:self.edges]
+        """The action of each edge (a copy)."""
+        return self.stats[MOVE, :self.edges].astype(np.int32)
 
     @property
     def visits(self) -> np.ndarray:
         """N of each edge (virtual loss included while descents are pending)."""
-        return self._visits[:self.edges]
+        return self.stats[VISITS, :self.edges]
 
     @property
     def values(self) -> np.ndarray:
         """W of each edge, from the view of this node's player to move."""
-        return self._values[:self.edges]
+        return self.stats[VALUES, :self.edges]
 
     @property
     def scores(self) -> np.ndarray:
         """The summed score lead of each edge, from the view of this node's
         player to move (divide by the edge's visits for the mean)."""
-        return self._scores[:self.edges]
+        return self.stats[SCORES, :self.edges]
 
     def edge(self, action: int) -> int:
         """The edge index of ``action``, or -1 when it has none yet."""
-        found = np.flatnonzero(self.moves == action)
+        found = np.flatnonzero(self.stats[MOVE, :self.edges] == action)
         return int(found[0]) if len(found) else -1
 
     def add_edge(self, action: int) -> tuple[int, "SearchNode"]:
         """A new child for ``action``; returns its edge index and node."""
         edge = self.edges
-        if edge == len(self._moves):  # grow by half (the arrays are views' bases)
-            room = edge + max(2, edge // 2)
-            self._moves = np.concatenate([self._moves, np.zeros(room - edge, np.int32)])
-            self._visits = np.concatenate([self._visits, np.zeros(room - edge)])
-            self._values = np.concatenate([self._values, np.zeros(room - edge)])
-            self._scores = np.concatenate([self._scores, np.zeros(room - edge)])
-        self._moves[edge] = action
+        stats = self.stats
+        if edge == stats.shape[1]:  # grow by half
+            stats = np.zeros((4, edge + max(2, edge // 2)))
+            stats[:, :edge] = self.stats
+            self.stats = stats
+        stats[MOVE, edge] = action
         self.edges = edge + 1
         child = SearchNode()
         if edge:
