@@ -30,12 +30,13 @@ from .modelfile import ModelFile, network_of
 log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "rl9k.keras"
+DEFAULT_MODEL = MODELS_DIR / "rl9s.keras"
 """The shipped network of every board size but 5x5: the multi-size network
 (trained on 9x9, 13x13 and 19x19 records, komi as an input) after a 9x9
 self-play iteration that kept a quarter of its steps on the 13x13 and 19x19
-records: as strong as the 9x9-only iteration on 9x9 and as the multi-size
-network on 19x19 at equal visits, stronger on 13x13 (models/README.md)."""
+records, then continued on the records of every size (strong programs'
+19x19 games included): level with that iteration on 9x9 at equal visits,
+stronger on 19x19, the better move predictor (models/README.md)."""
 SIZE_MODELS = {5: MODELS_DIR / "residual5.keras"}
 """Board sizes with a shipped network of their own: 5x5 (the multi-size
 network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
