@@ -769,7 +769,7 @@ class PUCTSearch(SearchReports):
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
         """True when the best move cannot change in the remaining budget."""
-        if len(root.moves) < 2 or done < 32:
+        if root.edges < 2 or done < 32:
             return False
         elapsed = time.perf_counter() - start
         rate = done / elapsed if elapsed > 0 else 0

@@ -75,14 +75,14 @@ class SearchReports:
         """The visited root moves, most visited first, with win rates from
         the root player's view and principal variations."""
         root = root or self.root
-        if root is None or not root.expanded or not len(root.moves):
+        if root is None or not root.expanded or not root.edges:
             return []
-        priors = root.choice_priors()
-        order = np.lexsort((priors[root.moves], root.visits))[::-1]
+        priors, moves = root.choice_priors(), root.moves
+        order = np.lexsort((priors[moves], root.visits))[::-1]
         out = []
         for edge in order[:limit]:
             n = root.visits[edge]
-            action = int(root.moves[edge])
+            action = int(moves[edge])
             if n <= 0 or root.is_struck(action):
                 continue
             winrate = (root.values[edge] / n + 1) / 2

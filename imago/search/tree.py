@@ -200,7 +200,7 @@ class SearchNode:
         """The most visited edge (prior breaks ties); -1 without edges. At a
         node whose score is proven, the most visited of the edges that reach
         it."""
-        if not len(self.moves):
+        if not self.edges:
             return -1
         priors = self.prior_values()[self.moves]
         visits = self.visits
@@ -215,6 +215,6 @@ class SearchNode:
         """The most visited move, or the highest prior before any visit."""
         edge = self.best_edge()
         if edge >= 0 and self.visits[edge] > 0:
-            return int(self.moves[edge])
+            return int(self.stats[MOVE, edge])
         priors = self.choice_priors()
         return int(np.argmax(priors))
