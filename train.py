@@ -13,6 +13,9 @@
     python train.py versus A.keras B.keras --out DIR
                                         two networks head to head at equal visits
                                         (the loop's gate as a command, resumable)
+    python train.py average OUT.keras A.keras B.keras ...
+                                        a network whose weights are the mean of
+                                        several (continuations of one parent)
     python train.py candidate --model M --replay DIR --out FILE
                                         a network continued on self-play shards
                                         (the loop's trainer as a command)
@@ -51,7 +54,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
                     "one network: `train.py stream --help`; networks measured on held-out\n"
                     "games: `train.py heldout --help`; two networks head to head:\n"
                     "`train.py versus --help`; a network continued on self-play games:\n"
-                    "`train.py candidate --help`.",
+                    "`train.py candidate --help`; the mean of several networks' weights:\n"
+                    "`train.py average --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -129,7 +133,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
 
 SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
                "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main"),
-               "versus": ("versus", "versus_main"),
+               "versus": ("versus", "versus_main"), "average": ("average", "average_main"),
                "candidate": ("candidate_cli", "candidate_main")}
 """First words that name a subcommand, and its module and function (a
 records folder called so: ./rl)."""
