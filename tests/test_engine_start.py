@@ -222,6 +222,40 @@ def test_clear_board_waits_for_the_background_load_that_name_does_not():
     assert algorithm.loaded.is_set() and algorithm.sizes == [9, 5]
 
 
+def test_a_load_paid_by_the_first_genmove_does_not_shorten_the_next_moves():
+    # --time 1 and a genmove before any clear_board: the first move waits for
+    # the network; its search gets what is left, and the wait is no overrun
+    # (it once cut the next 8 moves to 0.05 s each)
+    import time
+
+    from imago.engine.algorithm import DecisionAlgorithm
+    from imago.engine.engine import GameEngine
+    from imago.engine.timecontrol import TimeControl
+
+    class SlowToLoadTimed(DecisionAlgorithm):
+        name = "slow"
+
+        def __init__(self):
+            self.budgets = []
+
+        def prepare(self, size):
+            time.sleep(0.6)
+
+        def choose_move(self, state, color, seconds=None):
+            self.budgets.append(seconds)
+            time.sleep(seconds)
+            return None
+
+    algorithm = SlowToLoadTimed()
+    engine = GameEngine(algorithm, 9, time_control=TimeControl(1.0))
+    engine.start_preparing()
+    engine.genmove(1)
+    engine.genmove(2)
+    first, second = algorithm.budgets
+    assert first < 0.5  # 0.9 s (the first move's share) less the wait
+    assert second > 0.6  # 1 s less the search's own overrun, a few milliseconds
+
+
 @needs_default_model
 def test_the_default_network_is_the_shipped_one_of_the_board_size():
     from imago.analysis.engine import AnalysisEngine

@@ -53,6 +53,14 @@ def test_the_time_per_move_leaves_room_for_recent_overruns():
     assert tc.seconds_for_move(BLACK, 13, 19) == MIN_SECONDS
 
 
+def test_time_waiting_for_the_network_is_no_overrun():
+    # a first move that waited 3 s for its network to load, then searched its
+    # budget: the next moves keep their time
+    tc = TimeControl(1.0)
+    tc.record_move(BLACK, 3.0 + 0.06, 0.05, waited=3.0)
+    assert tc.seconds_for_move(BLACK, 2, 9) == pytest.approx(0.99)
+
+
 def test_time_settings_systems():
     tc = TimeControl(1.0)
     tc.time_settings(0, 1, 0)  # byo-yomi time without stones: no limit

@@ -19,7 +19,7 @@ from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveErr
                         final_ownership, format_board, format_result, index_to_vertex)
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
-from .timecontrol import TimeControl
+from .timecontrol import MIN_SECONDS, TimeControl
 
 if TYPE_CHECKING:
     from imago.search import PUCTSearch
@@ -83,6 +83,17 @@ class GameEngine:
         self._prepares = True
         self._preparing = prepare_in_background(self.algorithm, self.size)
 
+    def _wait_for_network(self) -> float:
+        """Wait for a network load under way (a ``genmove`` that came before
+        any ``clear_board``) and return the seconds waited: the move's search
+        gets that much less, and the wait is not taken for a search that
+        overran its budget (which would shorten the next moves)."""
+        if self._preparing is None:
+            return 0.0
+        started = time.monotonic()
+        self.wait_until_ready()
+        return time.monotonic() - started
+
     def wait_until_ready(self) -> None:
         """Wait for :meth:`start_preparing`'s load. ``clear_board`` does, so
         that the load is paid when a game is set up, which controllers do
@@ -142,6 +153,9 @@ class GameEngine:
         graphics); the caller decides what those mean."""
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
+        waited = self._wait_for_network()
+        if seconds is not None and waited > 0:
+            seconds = max(MIN_SECONDS, seconds - waited)
         accepted = algorithm_parameters(self.algorithm)
         extra: dict = {}
         if stop is not None and "stop" in accepted:
@@ -152,14 +166,15 @@ class GameEngine:
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
-        self.time_control.record_move(color, used, seconds)
+        self.time_control.record_move(color, used + waited, seconds, waited=waited)
         if log.isEnabledFor(logging.INFO):
             summary = self.algorithm.summary() or {}
             found = (f", proven {summary['exact']:+d}" if "exact" in summary else
                      f", {summary['visits']:,} visits" if "visits" in summary else "")
-            log.info("%s chose %s in %.2f s (budget %s%s)", self.algorithm.name,
+            loading = f", after {waited:.2f} s loading the network" if waited > 0.01 else ""
+            log.info("%s chose %s in %.2f s (budget %s%s%s)", self.algorithm.name,
                      self.format_move(move), used,
-                     "none" if seconds is None else f"{seconds:.2f} s", found)
+                     "none" if seconds is None else f"{seconds:.2f} s", found, loading)
         return move
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,

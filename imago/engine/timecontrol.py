@@ -241,14 +241,16 @@ class TimeControl:
         else:
             clock.main, clock.period, clock.stones = 0.0, float(seconds), int(stones)
 
-    def record_move(self, color: int, seconds: float, budget: Optional[float] = None) -> None:
+    def record_move(self, color: int, seconds: float, budget: Optional[float] = None,
+                    waited: float = 0.0) -> None:
         """Run ``color``'s clock down by a move that took ``seconds``
         (until the next ``time_left`` corrects it); without a clock, note how
         far a move given ``budget`` seconds went over (see
-        :data:`OVERRUN_MOVES`)."""
+        :data:`OVERRUN_MOVES`), not counting the ``waited`` seconds of it
+        spent before the search (a network's one-time load)."""
         if self.unlimited:
             if budget is not None:
-                self.overruns.append(max(0.0, seconds - budget))
+                self.overruns.append(max(0.0, seconds - waited - budget))
             return
         clock = self.clock(color)
         used = seconds
