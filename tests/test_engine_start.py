@@ -262,7 +262,7 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
     from imago.analysis.query import parse_line
     from imago.nn.evaluator import DEFAULT_MODEL, SIZE_MODELS, shipped_model
 
-    assert DEFAULT_MODEL == MODELS / "rl9s.keras"
+    assert DEFAULT_MODEL == MODELS / "soup.keras"
     assert shipped_model(5) == SIZE_MODELS[5] == MODELS / "residual5.keras"
     assert {shipped_model(size) for size in (6, 7, 9, 13, 19)} == {DEFAULT_MODEL}
     mcts = create_algorithm("mcts", visits=8, seed=1)

@@ -3,7 +3,7 @@
 The goal it serves: at 2 s a move on 19x19 the search reaches at least
 1,500 visits on this machine. Prints, in one run:
 
-- the shipped 19x19 network (``models/rl9s.keras``, 6 blocks of 64
+- the shipped 19x19 network (``models/soup.keras``, 6 blocks of 64
   filters, in the machine's inference precision) searching 19x19 for 2 s
   through the engine's own path (:meth:`MCTSAlgorithm.choose_move` with ``seconds=2``, as a timed
   ``genmove`` calls it: batches of 16, random symmetries, the root over all

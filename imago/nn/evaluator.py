@@ -30,13 +30,12 @@ from .modelfile import ModelFile, network_of
 log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
-DEFAULT_MODEL = MODELS_DIR / "rl9s.keras"
-"""The shipped network of every board size but 5x5: the multi-size network
-(trained on 9x9, 13x13 and 19x19 records, komi as an input) after a 9x9
-self-play iteration that kept a quarter of its steps on the 13x13 and 19x19
-records, then continued on the records of every size (strong programs'
-19x19 games included): level with that iteration on 9x9 at equal visits,
-stronger on 19x19, the better move predictor (models/README.md)."""
+DEFAULT_MODEL = MODELS_DIR / "soup.keras"
+"""The shipped network of every board size but 5x5: the mean of the weights
+of two continuations of ``rl9s.keras`` (the multi-size network after a 9x9
+self-play iteration and the records of every size), one on the records with
+a light value loss, one on KataGo's 8-visit 9x9 games: stronger than rl9s on
+9x9 at equal visits, level on 19x19 (models/README.md)."""
 SIZE_MODELS = {5: MODELS_DIR / "residual5.keras"}
 """Board sizes with a shipped network of their own: 5x5 (the multi-size
 network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
