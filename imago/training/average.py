@@ -35,12 +35,10 @@ def average_main(argv: Optional[list[str]] = None) -> int:
     from imago.nn.averaging import average_networks
 
     try:
-        if len(args.models) < 2:
-            raise ValueError("give at least two networks to average")
-        parents = [{"model": str(path), **{key: read_metadata(path).get(key)
-                                          for key in ("date", "command", "metrics")}}
-                   for path in args.models]
         net = average_networks(args.models)
+        parents = [{"model": str(path), **{key: meta.get(key)
+                                          for key in ("date", "command", "metrics")}}
+                   for path, meta in zip(args.models, map(read_metadata, args.models))]
         # the first parent's record of its own training does not describe the mean
         net.metadata = {key: value for key, value in net.metadata.items()
                         if key not in RUN_RECORD}
