@@ -19,9 +19,8 @@ import numpy as np
 from .networks import NeuralNetwork, load_network
 
 
-def _shape_of(net: NeuralNetwork) -> tuple:
-    return (net.architecture, net.plane_set, tuple(net.heads),
-            tuple(w.shape for w in net.model.get_weights()))
+def _shape_of(net: NeuralNetwork, weights: list) -> tuple:
+    return (net.architecture, net.plane_set, tuple(net.heads), tuple(w.shape for w in weights))
 
 
 def average_networks(paths: Sequence[str | os.PathLike]) -> NeuralNetwork:
@@ -31,14 +30,14 @@ def average_networks(paths: Sequence[str | os.PathLike]) -> NeuralNetwork:
     if len(paths) < 2:
         raise ValueError("averaging needs at least two networks")
     nets = [load_network(path) for path in paths]
-    first = _shape_of(nets[0])
-    for path, net in zip(paths[1:], nets[1:]):
-        if _shape_of(net) != first:
+    weights = [net.model.get_weights() for net in nets]
+    first = _shape_of(nets[0], weights[0])
+    for path, net, own in zip(paths[1:], nets[1:], weights[1:]):
+        if _shape_of(net, own) != first:
             raise ValueError(f"{path} is not the same network as {paths[0]} (architecture, "
                              "input planes, heads or weight shapes differ)")
-    stacks = zip(*(net.model.get_weights() for net in nets))
     nets[0].model.set_weights([np.mean(np.stack(ws), axis=0).astype(ws[0].dtype)
-                               for ws in stacks])
+                               for ws in zip(*weights)])
     return nets[0]
 
 
