@@ -457,6 +457,22 @@ def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_input
     assert "no model file" in capsys.readouterr().err
 
 
+def test_heldout_reads_a_new_folder_in_the_workers_it_is_given(straight_run, run_inputs,
+                                                              tmp_path, capsys):
+    from imago.training.heldout import heldout_main
+
+    model = str(run_inputs / "out" / "a.keras")
+    args = ["--model", model, str(run_inputs / "nine"), "--validation", "0.2",
+            "--positions", "32"]
+    assert heldout_main(args + ["--cache", str(run_inputs / "cache")]) == 0
+    cached = capsys.readouterr().out
+    assert heldout_main(args + ["--cache", str(tmp_path / "fresh"), "--workers", "1"]) == 0
+    assert capsys.readouterr().out == cached  # read anew in one process: the same figures
+    with pytest.raises(SystemExit):
+        heldout_main(args + ["--workers", "0"])
+    assert "--workers must be at least 1" in capsys.readouterr().err
+
+
 def test_heldout_measures_ownership_after_a_search(straight_run, run_inputs, capsys):
     from imago.training.heldout import heldout_main
 

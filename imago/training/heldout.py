@@ -154,6 +154,9 @@ def heldout_main(argv: list[str]) -> int:
                         "--positions positions (default 200) drawn from the held-out games")
     p.add_argument("--cache", dest="cache_dir", metavar="DIR",
                    help="shard cache (default: $IMAGO_CACHE or ~/.cache/imago)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes that read a folder new to the shard cache (default: one "
+                        "a core; --visits reads the held-out games in this process)")
     args = p.parse_args(argv)
     if not 0 < args.validation < 1:
         p.error("--validation must be a fraction between 0 and 1")
@@ -161,6 +164,8 @@ def heldout_main(argv: list[str]) -> int:
         p.error("--positions must be at least 1")
     if args.visits is not None and args.visits < 1:
         p.error("--visits must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        p.error("--workers must be at least 1")
     missing = [m for m in args.model if not Path(m).is_file()]
     if missing:
         p.error("no model file " + ", ".join(missing))
@@ -172,7 +177,7 @@ def heldout_main(argv: list[str]) -> int:
                                        args.positions or 200, args.validation)
         else:
             heldout_figures(args.model, args.folders, args.validation, args.positions,
-                            args.cache_dir, averaged=args.symmetries)
+                            args.cache_dir, averaged=args.symmetries, workers=args.workers)
     except (OSError, ValueError) as err:
         print(f"train.py heldout: {err}", file=sys.stderr)
         return 1
