@@ -51,3 +51,34 @@ def test_one_network_or_a_missing_file_is_a_readable_error(tmp_path, capsys):
     assert "no.keras" in capsys.readouterr().err
     with pytest.raises(ValueError, match="at least two"):
         average_networks([a])
+
+
+def test_weights_give_any_combination_summing_to_one(tmp_path, capsys):
+    a, b = _saved(tmp_path / "a.keras", 1), _saved(tmp_path / "b.keras", 2)
+    out = tmp_path / "past.keras"
+    assert average_main([str(out), str(a), str(b), "--weights", "1.5", "-0.5"]) == 0
+    assert "weighted combination of 2 networks" in capsys.readouterr().out
+    net = load_network(out)
+    wa, wb = load_network(a).model.get_weights(), load_network(b).model.get_weights()
+    for variable, x, y, m in zip(net.model.weights, wa, wb, net.model.get_weights()):
+        expected = 1.5 * x - 0.5 * y
+        if "variance" in variable.path:
+            expected = np.maximum(expected, 0.0)  # a variance never goes below 0
+            assert (m >= 0).all()
+        np.testing.assert_allclose(m, expected, rtol=1e-5, atol=1e-6)
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert [p["share"] for p in meta["averaged_from"]] == [1.5, -0.5]
+    assert meta["command"].endswith("--weights 1.5 -0.5")
+
+
+@pytest.mark.parametrize("weights, message", [
+    (["0.5"], "1 weights for 2 networks"),
+    (["0.7", "0.7"], "must sum to 1, not 1.4"),
+    (["nan", "1"], "finite"),
+])
+def test_bad_weights_are_named_and_nothing_is_written(tmp_path, capsys, weights, message):
+    a, b = _saved(tmp_path / "a.keras", 1), _saved(tmp_path / "b.keras", 2)
+    out = tmp_path / "bad.keras"
+    assert average_main([str(out), str(a), str(b), "--weights", *weights]) == 1
+    assert message in capsys.readouterr().err
+    assert not out.exists()

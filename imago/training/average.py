@@ -1,6 +1,7 @@
-"""``train.py average OUT.keras A.keras B.keras ...``: one network whose
-weights are the mean of several (see :mod:`imago.nn.averaging`), saved with
-metadata naming its parents and the command."""
+"""``train.py average OUT.keras A.keras B.keras ... [--weights W ...]``: one
+network whose weights are the mean of several, or another combination of
+them (see :mod:`imago.nn.averaging`), saved with metadata naming its
+parents, their shares and the command."""
 
 from __future__ import annotations
 
@@ -21,33 +22,44 @@ def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="train.py average", formatter_class=HelpFormatter,
         description="Write a network whose weights are the element-wise mean of several\n"
-                    "networks of the same shape (continuations of one parent: a model soup).",
-        epilog="example (two continuations of rl9s):\n"
+                    "networks of the same shape (continuations of one parent: a model soup),\n"
+                    "or with --weights any combination of them whose shares sum to 1.",
+        epilog="examples (two continuations of rl9s; then a step past their mean):\n"
                "  python train.py average models/soup.keras runs/gv/model.keras "
-               "runs/kt/model.keras")
+               "runs/kt/model.keras\n"
+               "  python train.py average past.keras models/soup.keras models/rl9s.keras "
+               "--weights 1.5 -0.5")
     p.add_argument("output", metavar="OUT", help="the network to write (.keras and .json)")
     p.add_argument("models", metavar="MODEL", nargs="+", help="two or more .keras networks")
+    p.add_argument("--weights", type=float, nargs="+", metavar="W",
+                   help="each network's share, in the order given, summing to 1 (negative "
+                        "shares step past the others; default: equal shares)")
     return p
 
 
 def average_main(argv: Optional[list[str]] = None) -> int:
     args = average_parser().parse_args(argv)
-    from imago.nn.averaging import average_networks
+    from imago.nn.averaging import average_networks, combination_shares
 
     try:
-        net = average_networks(args.models)
-        parents = [{"model": str(path), **{key: meta.get(key)
-                                          for key in ("date", "command", "metrics")}}
-                   for path, meta in zip(args.models, map(read_metadata, args.models))]
+        shares = combination_shares(len(args.models), args.weights)
+        net = average_networks(args.models, shares)
+        parents = [{"model": str(path), "share": share,
+                    **{key: meta.get(key) for key in ("date", "command", "metrics")}}
+                   for path, share, meta in zip(args.models, shares,
+                                                map(read_metadata, args.models))]
         # the first parent's record of its own training does not describe the mean
         net.metadata = {key: value for key, value in net.metadata.items()
                         if key not in RUN_RECORD}
         command = "train.py average " + " ".join([args.output, *args.models])
+        if args.weights is not None:
+            command += " --weights " + " ".join(f"{w:g}" for w in args.weights)
         path = net.save(args.output, command=command, averaged_from=parents)
     except (OSError, ValueError) as err:
         print(f"train.py average: {err}", file=sys.stderr)
         return 1
-    print(f"{Path(path)}: the mean of {len(args.models)} networks' weights")
+    what = "the mean" if args.weights is None else "a weighted combination"
+    print(f"{Path(path)}: {what} of {len(args.models)} networks' weights")
     return 0
 
 
