@@ -297,3 +297,32 @@ def test_byoyomi_periods_lost_as_one_by_one(period, stones, used):
         left -= period
         expected -= 1
     assert tc.clock(BLACK).stones == expected
+
+
+def test_the_count_before_a_search_comes_out_of_the_moves_time(monkeypatch):
+    """The count the engine makes before searching (playouts: about 0.1 s
+    on 19x19) is part of the move: the search gets what is left."""
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+    from imago.game import GameState, vertex_to_index
+
+    algorithm = MCTSAlgorithm(model=None, seed=1)
+    counted, given = [], []
+    real_judge, real_search = algorithm.judge, algorithm._search
+
+    def slow_judge(state):
+        time.sleep(0.3)
+        counted.append(state)
+        return real_judge(state)
+
+    def timed_search(state, color, seconds, *args):
+        given.append(seconds)
+        return real_search(state, color, seconds, *args)
+
+    monkeypatch.setattr(algorithm, "judge", slow_judge)
+    monkeypatch.setattr(algorithm, "_search", timed_search)
+    game = GameState(9)
+    for color, vertex in ((BLACK, "E5"), (WHITE, "C3"), (BLACK, "G7")):
+        game.play(color, vertex_to_index(vertex, 9))
+    game.play(WHITE, None)  # after a pass the count is made (the game is not decided)
+    algorithm.choose_move(game, BLACK, seconds=0.6)
+    assert counted and given and given[0] <= 0.3  # 0.6 s less the count's 0.3 s at least

@@ -277,8 +277,6 @@ class MCTSAlgorithm(DecisionAlgorithm):
             self.solved = self._solve_exactly(state, seconds)
             if self.solved is not None:
                 return self.solved.move
-        if seconds is not None:
-            seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
         alone = self._search_alone(state)
         judged = self.judge(state) if not alone and self._may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
@@ -294,6 +292,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         if not alone and not self._has_board_move(state, color):
             return None
         over = judged is not None and judged.settled and self._game_is_over(state, judged, color)
+        if seconds is not None:  # the count's playouts (0.1 s on 19x19) came out of the move's time
+            seconds = max(0.1 * seconds, seconds - (time.perf_counter() - started))
         root = self._search(state, color, seconds, stop, progress, interval,
                             pass_wins or alone or over)
         self.searched = True
