@@ -53,7 +53,7 @@ def average_main(argv: Optional[list[str]] = None) -> int:
                         if key not in RUN_RECORD}
         command = "train.py average " + " ".join([args.output, *args.models])
         if args.weights is not None:
-            command += " --weights " + " ".join(f"{w:g}" for w in args.weights)
+            command += " --weights " + " ".join(map(str, args.weights))  # every digit given
         path = net.save(args.output, command=command, averaged_from=parents)
     except (OSError, ValueError) as err:
         print(f"train.py average: {err}", file=sys.stderr)
