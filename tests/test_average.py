@@ -14,7 +14,8 @@ def _saved(path, seed, filters=8):
     import keras
     keras.utils.set_random_seed(seed)
     net = create_network("residual", 9, "history", blocks=1, filters=filters)
-    return net.save(path, command=f"made with seed {seed}", metrics={"9": {"top1": 0.5}})
+    return net.save(path, command=f"made with seed {seed}", metrics={"9": {"top1": 0.5}},
+                    note=f"the network of seed {seed}")
 
 
 def test_the_mean_of_every_weight_is_written_with_its_parents(tmp_path, capsys):
@@ -32,6 +33,7 @@ def test_the_mean_of_every_weight_is_written_with_its_parents(tmp_path, capsys):
     assert meta["averaged_from"][1]["command"] == "made with seed 2"
     assert meta["command"].startswith("train.py average")
     assert "metrics" not in meta  # the first parent's figures are not the mean's
+    assert "note" not in meta  # nor a note written into its sidecar by hand
 
 
 def test_networks_of_other_shapes_are_refused_by_name(tmp_path, capsys):

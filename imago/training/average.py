@@ -14,8 +14,9 @@ from imago.nn.modelfile import read_metadata
 
 from .options import HelpFormatter
 
-RUN_RECORD = ("command", "data", "metrics", "training", "date")
-"""Metadata keys that describe how one network was trained."""
+RUN_RECORD = ("command", "data", "metrics", "training", "date", "note")
+"""Metadata keys that describe how one network was trained (a note written
+by hand into its sidecar included)."""
 
 
 def average_parser() -> argparse.ArgumentParser:
