@@ -245,3 +245,19 @@ def test_files_that_are_no_regular_files_are_refused_or_skipped_at_once(tmp_path
     with pytest.raises(ValueError, match="larger than 5 bytes"):
         sgf.load(tmp_path / "b.sgf", limit=5)
     assert len(sgf.load(tmp_path / "b.sgf", limit=100)) == 1
+
+
+def test_saved_records_get_an_ordinary_file_mode(tmp_path):
+    """A saved record is data: readable and writable as the umask allows,
+    never executable (os.open's default mode is 0o777)."""
+    import stat
+
+    from imago import sgf
+
+    path = tmp_path / "game.sgf"
+    old = os.umask(0o022)
+    try:
+        sgf.save(path, sgf.loads("(;SZ[9];B[ee])")[0])
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644

@@ -36,7 +36,7 @@ def open_regular_file(path: str, mode: str, **options: Any) -> IO:
     refused with ValueError, without waiting for a FIFO's other end (which
     an ordinary open would, for ever). Raises OSError as ``open`` does."""
     def opener(name: str, flags: int) -> int:
-        return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
+        return os.open(name, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
 
     f = open(path, mode, opener=opener, **options)
     if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
