@@ -435,11 +435,13 @@ def test_fuzz_every_line_gets_one_answer(fuzz_dir, lines):
     engine = GameEngine(RandomAlgorithm(seed=3), 9, 7.5, TimeControl(0.02))
     out = io.StringIO()
     here = os.getcwd()
+    before_here = set(os.listdir(here))
     os.chdir(fuzz_dir)  # a mangled path given to printsgf lands there, not in the checkout
     try:
         ImagoIO(engine, io.BytesIO(data), out, execute=execute).run()
     finally:
         os.chdir(here)
+    assert not (set(os.listdir(here)) - before_here) & set(WORDS), "written into the checkout"
     expected = sum(1 for line in read_lines(io.BytesIO(data))
                    if isinstance(line, OverlongLine) or parse_command(line) is not None)
     answers = responses(out.getvalue())
