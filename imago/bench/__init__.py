@@ -1,4 +1,5 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress ...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress|ownership
+...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -9,7 +10,8 @@ of :data:`OPTIONS`.
 
 from typing import Optional
 
-TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress")
+TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress",
+          "ownership")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -37,21 +39,28 @@ ABOUT = {
     "regress": "the move tests (reg_genmove) of GTP regression suites such as GNU Go's, "
                "on one board size, through imago's GTP commands: how many answers are as "
                "expected, per file",
+    "ownership": "an analysis engine's ownership (KataGo's JSON protocol: imago's own or "
+                 "another) on held-out finished games against their final ownership: the "
+                 "share of owned points right, by game phase",
 }
 """One sentence on what each benchmark measures."""
 
 OPTIONS = {
     "quick": ((), None, "shorter runs, for a first look (every benchmark)"),
     "batch": (("mcts",), "N", "positions per network call (default: 16)"),
-    "model": (("mcts", "analysis", "regress"), "PATH", "the network to search with, or none for "
-              "random playouts (default: the shipped 9x9 network; regress: the shipped "
-              "network of --size)"),
-    "dir": (("sgf", "regress"), "FOLDER", "sgf: the SGF files to read (default: "
-            "../shared/data/gnugo9); regress: the folder of .tst suites (needed)"),
+    "model": (("mcts", "analysis", "regress", "ownership"), "PATH", "the network to search "
+              "with, or none for random playouts (default: the shipped 9x9 network; regress: "
+              "the shipped network of --size; ownership: the shipped network of each size)"),
+    "dir": (("sgf", "regress", "ownership"), "FOLDER", "sgf: the SGF files to read (default: "
+            "../shared/data/gnugo9); regress: the folder of .tst suites (needed); ownership: "
+            "counted games (default: ../shared/data/katago19)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
-    "engine": (("regress",), "COMMAND", "another GTP engine to ask the tests instead of "
-               "imago, e.g. \"/usr/games/gnugo --mode gtp\""),
+    "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "
+               "regress a GTP engine, e.g. \"/usr/games/gnugo --mode gtp\"; ownership a "
+               "JSON analysis engine, e.g. \"katago analysis -model M -config C\""),
+    "visits": (("ownership",), "N", "visits of each position's search (default: 50)"),
+    "positions": (("ownership",), "N", "positions asked in all (default: 400)"),
 }
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and

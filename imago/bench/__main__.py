@@ -29,8 +29,9 @@ def describe(topic: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    topics = "\n".join(textwrap.fill(describe(t), 79, initial_indent=f"  {t:<9}",
-                                     subsequent_indent=" " * 11) for t in TOPICS)
+    width = max(len(t) for t in TOPICS) + 1
+    topics = "\n".join(textwrap.fill(describe(t), 79, initial_indent=f"  {t:<{width}}",
+                                     subsequent_indent=" " * (width + 2)) for t in TOPICS)
     parser = argparse.ArgumentParser(
         prog="python -m imago.bench", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Benchmarks of imago. Each prints medians of several runs and the ratios "

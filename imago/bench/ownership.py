@@ -1,0 +1,253 @@
+"""Ownership accuracy of an analysis engine on held-out finished games, by game phase.
+
+The figure the multi-size goal names (87% on 19x19) is the share of owned
+points of a finished game's final position (as training reads it: dead stones
+removed by the record's ``TB``/``TW`` markup, else the area of a game
+counted to the end as it stands) whose owner an
+estimate made earlier in the game gets right. ``train.py heldout`` measures
+a network's raw ownership head on the held-out positions; this measures what
+an *analysis engine* reports there, after a search, so that imago and
+another engine are judged on the same positions the same way. It speaks
+KataGo's JSON analysis protocol (``includeOwnership``, values from Black's
+side), which imago's ``imago analysis`` and KataGo's ``katago analysis``
+both answer:
+
+    python -m imago.bench ownership                      # imago, shipped network
+    python -m imago.bench ownership --model M --visits 200
+    python -m imago.bench ownership --engine "katago analysis -model NET -config CFG"
+
+``--dir`` (default ``../shared/data/katago19``) holds the games; the held-out
+ones are those training holds out (``--validation`` 0.05, split by game: the
+same games ``train.py heldout`` measures). The positions are every k-th move
+after the random opening moves ``index.tsv`` lists, about ``--positions``
+(default 400; ``--quick`` 60) in all; each is searched with ``--visits``
+(default 50). It prints the accuracy overall and in the phases ``train.py
+heldout`` reports (the share of the board holding stones).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from imago.bench import option
+from imago.game import color_letter, index_to_vertex
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "katago19"
+VALIDATION = 0.05
+"""The held-out share of games, as ``train.py stream`` and ``heldout`` hold them out."""
+
+
+@dataclass
+class Position:
+    """One analysed turn: its game's query id, the turn (moves played),
+    the final owners from Black's side and the share of the board holding stones."""
+    query: str
+    turn: int
+    owners: np.ndarray
+    filled: float
+
+
+def held_out_games(folder: Path) -> tuple[list, list[str]]:
+    """The held-out games of ``folder`` as ``(path, name, state, opening,
+    owners)`` whose final ownership training learns (markup, or a counted
+    result), and the files and games skipped and why."""
+    from imago.training.data import final_ownership, is_validation_game, named_games
+    from imago.training.stream import result_lead
+
+    problems: list[str] = []
+    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file())
+    games = []
+    for path, name, state, opening in named_games(files, problems):
+        if not is_validation_game(name, VALIDATION):
+            continue
+        owners, how = final_ownership(state, path)
+        result = (state.root.properties.get("RE") or [None])[0]
+        if how != "markup" and result_lead(result) is None:
+            problems.append(f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
+            continue
+        games.append((path, name, state, opening, owners))
+    return games, problems
+
+
+def build_queries(games: list, positions: int, visits: int
+                  ) -> tuple[list[dict], dict[tuple[str, int], Position]]:
+    """One query per game, analysing every k-th turn after its opening so
+    that about ``positions`` turns are asked in all."""
+    from imago.nn.features import board_index
+
+    turns_in_all = sum(max(0, _moves(state) - opening) for _, _, state, opening, _ in games)
+    stride = max(1, turns_in_all // max(1, positions))
+    queries, wanted = [], {}
+    for _, name, state, opening, owners in games:
+        size = state.size
+        nodes = [n for n in state.root.main_line() if n.is_move]
+        turns = list(range(opening, len(nodes), stride))
+        if not turns:
+            continue
+        index = board_index(size)
+        for turn in turns:
+            board = nodes[turn - 1].board if turn else state.root.board
+            cells = np.asarray(board.cells)[index]
+            wanted[(name, turn)] = Position(name, turn, owners,
+                                            float((cells != 0).sum()) / (size * size))
+        moves = [[color_letter(n.color), index_to_vertex(n.point, size)] for n in nodes]
+        queries.append({"id": name, "moves": moves, "rules": "chinese", "komi": state.komi,
+                        "boardXSize": size, "boardYSize": size, "analyzeTurns": turns,
+                        "maxVisits": visits, "includeOwnership": True,
+                        "overrideSettings": {"reportAnalysisWinratesAs": "BLACK"},
+                        **_setup(state)})
+    return queries, wanted
+
+
+def _moves(state) -> int:
+    return sum(1 for n in state.root.main_line() if n.is_move)
+
+
+def _setup(state) -> dict:
+    """``initialStones`` for a record's setup stones (AB/AW), if any."""
+    from imago.training.games import point_list
+
+    size, stones = state.size, []
+    for key, letter in (("AB", "B"), ("AW", "W")):
+        for point in point_list(state.root.properties.get(key, []), size):
+            stones.append([letter, index_to_vertex(point, size)])
+    return {"initialStones": stones} if stones else {}
+
+
+def ask(command: Sequence[str], queries: list[dict], expected: int, timeout: float
+        ) -> tuple[list[dict], str]:
+    """Send every query to the engine, close its input and read its answers
+    until it exits: ``(final answers, its stderr's last lines)``."""
+    engine = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, bufsize=1)
+    errors: list[str] = []
+    threading.Thread(target=lambda: errors.extend(engine.stderr), daemon=True).start()
+
+    def feed() -> None:
+        try:
+            for query in queries:
+                engine.stdin.write(json.dumps(query) + "\n")
+            engine.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    answers, started, shown = [], time.time(), 0.0
+    timer = threading.Timer(timeout, engine.kill)
+    timer.start()
+    try:
+        for line in engine.stdout:
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            if answer.get("isDuringSearch"):
+                continue
+            answers.append(answer)
+            if time.time() - shown > 10:
+                shown = time.time()
+                print(f"  {len(answers)} of {expected} turns answered "
+                      f"({shown - started:.0f} s)", file=sys.stderr, flush=True)
+    finally:
+        timer.cancel()
+        engine.wait()
+    return answers, "".join(errors[-5:]).strip()
+
+
+def score(wanted: dict[tuple[str, int], Position], answers: list[dict]
+          ) -> tuple[dict, list[str]]:
+    """Hits and owned points overall and per phase, and the problems."""
+    from imago.training.heldout import PHASES
+
+    hits, owned = np.zeros(len(PHASES) + 1), np.zeros(len(PHASES) + 1)
+    problems, seen = [], set()
+    for answer in answers:
+        if "error" in answer:
+            problems.append(f"{answer.get('id', '?')}: {answer['error']}")
+            continue
+        key = (answer.get("id"), answer.get("turnNumber"))
+        position = wanted.get(key)
+        ownership = answer.get("ownership")
+        if position is None or key in seen:
+            continue
+        if not isinstance(ownership, list) or len(ownership) != len(position.owners):
+            problems.append(f"{key[0]} turn {key[1]}: no ownership of the board's size")
+            continue
+        seen.add(key)
+        has = position.owners != 0
+        right = (np.sign(np.asarray(ownership, dtype=float)) == position.owners) & has
+        phase = int(np.digitize(position.filled, PHASES))
+        hits[phase] += right.sum()
+        owned[phase] += has.sum()
+    missing = len(wanted) - len(seen)
+    if missing:
+        problems.append(f"{missing} of {len(wanted)} turns got no ownership")
+    return {"positions": len(seen), "hits": hits, "owned": owned}, problems
+
+
+def engine_command(argv: list[str]) -> Optional[list[str]]:
+    """The analysis engine to ask: ``--engine``, else imago's own with
+    ``--model`` (default: the shipped networks)."""
+    command, model = option(argv, "engine", None), option(argv, "model", None)
+    if command:
+        return shlex.split(command)
+    return [sys.executable, "-m", "imago.analysis"] + (["-model", model] if model else [])
+
+
+def main(argv: list[str]) -> int:
+    from imago.training.heldout import PHASE_NAMES
+
+    if option(argv, "engine", None) and option(argv, "model", None):
+        print("ownership: --model chooses imago's network and --engine another engine: "
+              "give one of them", file=sys.stderr)
+        return 2
+    folder = Path(option(argv, "dir", str(DEFAULT_DIR)))
+    if not folder.is_dir():
+        print(f"ownership: no folder {folder} (give --dir FOLDER of games counted to the "
+              "end)", file=sys.stderr)
+        return 2
+    visits = int(option(argv, "visits", "50"))
+    positions = 60 if "--quick" in argv else int(option(argv, "positions", "400"))
+    games, problems = held_out_games(folder)
+    for problem in problems[:5]:
+        print(f"  skipped {problem}", file=sys.stderr)
+    if len(problems) > 5:
+        print(f"  ... {len(problems) - 5} more skipped", file=sys.stderr)
+    queries, wanted = build_queries(games, positions, visits)
+    if not wanted:
+        print(f"ownership: no held-out counted or marked game in {folder}", file=sys.stderr)
+        return 2
+    command = engine_command(argv)
+    print(f"ownership: {len(wanted)} positions of {len(queries)} held-out games in {folder}, "
+          f"{visits} visits each, engine: {shlex.join(command)}", flush=True)
+    started = time.time()
+    try:
+        answers, stderr = ask(command, queries, len(wanted), timeout=3600.0)
+    except OSError as error:
+        print(f"ownership: cannot start {shlex.join(command)}: {error}", file=sys.stderr)
+        return 2
+    seconds = time.time() - started
+    figures, problems = score(wanted, answers)
+    for problem in problems[:5]:
+        print(f"  {problem}", file=sys.stderr)
+    if not figures["positions"]:
+        print("ownership: the engine answered no turn with an ownership"
+              + (f"; its last words: {stderr}" if stderr else ""), file=sys.stderr)
+        return 1
+    hits, owned = figures["hits"], figures["owned"]
+    phases = ", ".join(f"{name} {h / o:.1%}" for name, h, o in zip(PHASE_NAMES, hits, owned)
+                       if o)
+    print(f"ownership accuracy {hits.sum() / owned.sum():.1%} on {figures['positions']} "
+          f"positions ({int(owned.sum())} owned points; by stones on the board: {phases}), "
+          f"{seconds:.0f} s ({seconds / figures['positions']:.2f} s a position)")
+    return 0
