@@ -27,6 +27,12 @@ FAKE = textwrap.dedent("""\
         if MODE == "error":
             print(json.dumps({"id": query["id"], "error": "no such thing", "field": "moves"}))
             continue
+        if MODE == "junk":  # not objects, no numbers, then a crash
+            print("[1, 2]")
+            print(json.dumps({"id": query["id"], "turnNumber": 0, "ownership": ["x"] * 81}))
+            print(json.dumps({"id": query["id"], "turnNumber": 1, "ownership": [0.5] * 80}))
+            print("broken down", file=sys.stderr)
+            sys.exit(3)
         for turn in query["analyzeTurns"]:
             if MODE == "black":   # Black owns every point
                 own = [1.0] * (size * size)
@@ -108,6 +114,10 @@ def test_engine_errors_and_bad_options_are_named(games, capsys, tmp_path):
     assert status == 1
     assert "no such thing" in err and "40 of 40 turns got no ownership" in err
     assert "the engine answered no turn with an ownership" in err
+    status, _, err = run([f"--dir={folder}", f"--engine={sys.executable} {fake} junk"], capsys)
+    assert status == 1 and "turn 0: no ownership of the board's size" in err
+    assert "turn 1: no ownership of the board's size" in err
+    assert "the engine: exit status 3: broken down" in err
     status, _, err = run([f"--dir={folder}", "--engine=/no/such/engine"], capsys)
     assert status == 2 and "cannot start /no/such/engine" in err
     status, _, err = run([f"--dir={folder}", "--engine=x", "--model=m.keras"], capsys)

@@ -17,8 +17,8 @@ both answer:
     python -m imago.bench ownership --engine "katago analysis -model NET -config CFG"
 
 ``--dir`` (default ``../shared/data/katago19``) holds the games; the held-out
-ones are those training holds out (``--validation`` 0.05, split by game: the
-same games ``train.py heldout`` measures). The positions are every k-th move
+ones are those training holds out (5% of the games, split by name: the same
+games ``train.py heldout`` measures). The positions are every k-th move
 after the random opening moves ``index.tsv`` lists, about ``--positions``
 (default 400; ``--quick`` 60) in all; each is searched with ``--visits``
 (default 50). It prints the accuracy overall and in the phases ``train.py
@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -127,7 +127,8 @@ def _setup(state) -> dict:
 def ask(command: Sequence[str], queries: list[dict], expected: int, timeout: float
         ) -> tuple[list[dict], str]:
     """Send every query to the engine, close its input and read its answers
-    until it exits: ``(final answers, its stderr's last lines)``."""
+    until it exits (or is stopped after ``timeout`` seconds): ``(final
+    answers, what went wrong: its exit status and stderr's last lines)``."""
     engine = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, bufsize=1)
     errors: list[str] = []
@@ -151,7 +152,7 @@ def ask(command: Sequence[str], queries: list[dict], expected: int, timeout: flo
                 answer = json.loads(line)
             except ValueError:
                 continue
-            if answer.get("isDuringSearch"):
+            if not isinstance(answer, dict) or answer.get("isDuringSearch"):
                 continue
             answers.append(answer)
             if time.time() - shown > 10:
@@ -161,7 +162,10 @@ def ask(command: Sequence[str], queries: list[dict], expected: int, timeout: flo
     finally:
         timer.cancel()
         engine.wait()
-    return answers, "".join(errors[-5:]).strip()
+    trouble = "".join(errors[-5:]).strip()
+    if engine.returncode:
+        trouble = f"exit status {engine.returncode}" + (f": {trouble}" if trouble else "")
+    return answers, trouble
 
 
 def score(wanted: dict[tuple[str, int], Position], answers: list[dict]
@@ -180,12 +184,16 @@ def score(wanted: dict[tuple[str, int], Position], answers: list[dict]
         ownership = answer.get("ownership")
         if position is None or key in seen:
             continue
-        if not isinstance(ownership, list) or len(ownership) != len(position.owners):
+        try:
+            values = np.asarray(ownership, dtype=float)
+        except (TypeError, ValueError):
+            values = np.zeros(0)
+        if values.shape != position.owners.shape:
             problems.append(f"{key[0]} turn {key[1]}: no ownership of the board's size")
             continue
         seen.add(key)
         has = position.owners != 0
-        right = (np.sign(np.asarray(ownership, dtype=float)) == position.owners) & has
+        right = (np.sign(values) == position.owners) & has
         phase = int(np.digitize(position.filled, PHASES))
         hits[phase] += right.sum()
         owned[phase] += has.sum()
@@ -195,7 +203,7 @@ def score(wanted: dict[tuple[str, int], Position], answers: list[dict]
     return {"positions": len(seen), "hits": hits, "owned": owned}, problems
 
 
-def engine_command(argv: list[str]) -> Optional[list[str]]:
+def engine_command(argv: list[str]) -> list[str]:
     """The analysis engine to ask: ``--engine``, else imago's own with
     ``--model`` (default: the shipped networks)."""
     command, model = option(argv, "engine", None), option(argv, "model", None)
@@ -232,7 +240,7 @@ def main(argv: list[str]) -> int:
           f"{visits} visits each, engine: {shlex.join(command)}", flush=True)
     started = time.time()
     try:
-        answers, stderr = ask(command, queries, len(wanted), timeout=3600.0)
+        answers, trouble = ask(command, queries, len(wanted), timeout=3600.0)
     except OSError as error:
         print(f"ownership: cannot start {shlex.join(command)}: {error}", file=sys.stderr)
         return 2
@@ -240,9 +248,10 @@ def main(argv: list[str]) -> int:
     figures, problems = score(wanted, answers)
     for problem in problems[:5]:
         print(f"  {problem}", file=sys.stderr)
+    if trouble:
+        print(f"  the engine: {trouble}", file=sys.stderr)
     if not figures["positions"]:
-        print("ownership: the engine answered no turn with an ownership"
-              + (f"; its last words: {stderr}" if stderr else ""), file=sys.stderr)
+        print("ownership: the engine answered no turn with an ownership", file=sys.stderr)
         return 1
     hits, owned = figures["hits"], figures["owned"]
     phases = ", ".join(f"{name} {h / o:.1%}" for name, h, o in zip(PHASE_NAMES, hits, owned)
