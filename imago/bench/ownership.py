@@ -61,11 +61,11 @@ def held_out_games(folder: Path) -> tuple[list, list[str]]:
     """The held-out games of ``folder`` as ``(path, name, state, opening,
     owners)`` whose final ownership training learns (markup, or a counted
     result), and the files and games skipped and why."""
+    from imago.sgf import find_sgf_files
     from imago.training.data import final_ownership, is_validation_game, named_games
     from imago.training.stream import result_lead
 
-    problems: list[str] = []
-    files = sorted(p for p in folder.rglob("*") if p.suffix.lower() == ".sgf" and p.is_file())
+    files, problems = find_sgf_files(folder)
     games = []
     for path, name, state, opening in named_games(files, problems):
         if not is_validation_game(name, VALIDATION):
