@@ -21,7 +21,7 @@ BatchMaker = Callable[[np.ndarray, Optional[np.random.Generator]], tuple[np.ndar
 
 def set_random_seed(seed: int) -> None:
     """Seed Python, NumPy and the Keras back end, so runs repeat."""
-    import keras
+    from .backend import keras
 
     keras.utils.set_random_seed(seed)
 
@@ -35,7 +35,7 @@ def batch_feeder(count: int, make_batch: BatchMaker, batch_size: int = 256,
     sorted sample indices ``index``; ``rng`` is the feeder's generator when
     ``augment`` (for random symmetries), else ``None``.
     """
-    import keras
+    from .backend import keras
 
     class Batches(keras.utils.PyDataset):
         def __init__(self):
@@ -74,7 +74,7 @@ def fit(net, train_batches, validation_batches=None, *, epochs: int, initial_epo
     epoch when true; ``logdir`` writes TensorBoard logs when TensorBoard is
     installed, and says so through ``log`` when it is not.
     """
-    import keras
+    from .backend import keras
 
     class EpochEnd(keras.callbacks.Callback):
         def on_epoch_end(self, epoch, logs=None):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import keras
-from keras import ops
+from .backend import keras
+from keras import ops  # noqa: E402
 
 
 @keras.saving.register_keras_serializable(package="imago")

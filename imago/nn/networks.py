@@ -29,8 +29,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-import keras
-from keras import layers, ops
+from .backend import keras  # first: Keras without TensorFlow's start-up notices
+from keras import layers, ops  # noqa: E402  (isort: keep after the line above)
 
 from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num_planes,
                        symmetry_tables)
