@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .backend import keras
-from keras import ops  # noqa: E402
+from keras import ops  # after .backend: Keras is already imported, quietly
 
 
 @keras.saving.register_keras_serializable(package="imago")

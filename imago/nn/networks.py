@@ -30,7 +30,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .backend import keras  # first: Keras without TensorFlow's start-up notices
-from keras import layers, ops  # noqa: E402  (isort: keep after the line above)
+from keras import layers, ops  # after .backend: Keras is already imported, quietly
 
 from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num_planes,
                        symmetry_tables)
