@@ -40,7 +40,6 @@ from typing import Sequence
 import numpy as np
 
 from imago.bench import option
-from imago.game import color_letter, index_to_vertex
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "katago19"
 VALIDATION = 0.05
@@ -49,18 +48,18 @@ VALIDATION = 0.05
 
 @dataclass
 class Position:
-    """One analysed turn: its game's query id, the turn (moves played),
-    the final owners from Black's side and the share of the board holding stones."""
-    query: str
-    turn: int
+    """One analysed turn: the final owners from Black's side and the share
+    of the board holding stones at that turn."""
     owners: np.ndarray
     filled: float
 
 
 def held_out_games(folder: Path) -> tuple[list, list[str]]:
-    """The held-out games of ``folder`` as ``(path, name, state, opening,
-    owners)`` whose final ownership training learns (markup, or a counted
-    result), and the files and games skipped and why."""
+    """The held-out games of ``folder`` as ``(name, record, opening, owners)``
+    (``record`` the review's :class:`~imago.review.game.GameRecord`) whose
+    final ownership training learns (markup, or a counted result), and the
+    files and games skipped and why."""
+    from imago.review.game import ReviewError, record_of
     from imago.sgf import find_sgf_files
     from imago.training.data import final_ownership, is_validation_game, named_games
     from imago.training.stream import result_lead
@@ -75,53 +74,38 @@ def held_out_games(folder: Path) -> tuple[list, list[str]]:
         if how != "markup" and result_lead(result) is None:
             problems.append(f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
             continue
-        games.append((path, name, state, opening, owners))
+        try:
+            games.append((name, record_of(state, name=name), opening, owners))
+        except ReviewError as err:
+            problems.append(f"{name}: {err}")
     return games, problems
 
 
 def build_queries(games: list, positions: int, visits: int
                   ) -> tuple[list[dict], dict[tuple[str, int], Position]]:
-    """One query per game, analysing every k-th turn after its opening so
-    that about ``positions`` turns are asked in all."""
+    """One query per game (the review's, :func:`imago.review.game.build_query`),
+    analysing every k-th turn after its opening so that about ``positions``
+    turns are asked in all."""
     from imago.nn.features import board_index
+    from imago.review.game import build_query
 
-    turns_in_all = sum(max(0, _moves(state) - opening) for _, _, state, opening, _ in games)
+    turns_in_all = sum(max(0, len(record.moves) - opening) for _, record, opening, _ in games)
     stride = max(1, turns_in_all // max(1, positions))
     queries, wanted = [], {}
-    for _, name, state, opening, owners in games:
-        size = state.size
-        nodes = [n for n in state.root.main_line() if n.is_move]
-        turns = list(range(opening, len(nodes), stride))
+    for name, record, opening, owners in games:
+        turns = list(range(opening, len(record.moves), stride))
         if not turns:
             continue
-        index = board_index(size)
+        size = record.size
         for turn in turns:
-            board = nodes[turn - 1].board if turn else state.root.board
-            cells = np.asarray(board.cells)[index]
-            wanted[(name, turn)] = Position(name, turn, owners,
-                                            float((cells != 0).sum()) / (size * size))
-        moves = [[color_letter(n.color), index_to_vertex(n.point, size)] for n in nodes]
-        queries.append({"id": name, "moves": moves, "rules": "chinese", "komi": state.komi,
-                        "boardXSize": size, "boardYSize": size, "analyzeTurns": turns,
-                        "maxVisits": visits, "includeOwnership": True,
-                        "overrideSettings": {"reportAnalysisWinratesAs": "BLACK"},
-                        **_setup(state)})
+            board = record.moves[turn - 1].board if turn else record.start.board
+            cells = np.asarray(board.cells)[board_index(size)]
+            wanted[(name, turn)] = Position(owners, float((cells != 0).sum()) / (size * size))
+        query = build_query(record, visits, query_id=name)
+        query.update(analyzeTurns=turns, includeOwnership=True,
+                     overrideSettings={"reportAnalysisWinratesAs": "BLACK"})
+        queries.append(query)
     return queries, wanted
-
-
-def _moves(state) -> int:
-    return sum(1 for n in state.root.main_line() if n.is_move)
-
-
-def _setup(state) -> dict:
-    """``initialStones`` for a record's setup stones (AB/AW), if any."""
-    from imago.training.games import point_list
-
-    size, stones = state.size, []
-    for key, letter in (("AB", "B"), ("AW", "W")):
-        for point in point_list(state.root.properties.get(key, []), size):
-            stones.append([letter, index_to_vertex(point, size)])
-    return {"initialStones": stones} if stones else {}
 
 
 def ask(command: Sequence[str], queries: list[dict], expected: int, timeout: float
