@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from imago.bench import ownership
-from imago.training.data import is_validation_game
+from imago.training.data import HELDOUT_SHARE, is_validation_game
 
 # Black walls the D column, White the F column: Black owns A-D (36 points),
 # White F-J (36), the E column is neutral; 18 moves, then two passes.
@@ -51,7 +51,7 @@ def held_out_names(folder_name: str, count: int) -> list[str]:
     names, k = [], 0
     while len(names) < count:
         name = f"g{k}.sgf"
-        if is_validation_game(f"/x/{folder_name}/{name}", ownership.VALIDATION):
+        if is_validation_game(f"/x/{folder_name}/{name}", HELDOUT_SHARE):
             names.append(name)
         k += 1
     return names
@@ -66,7 +66,7 @@ def games(tmp_path):
         (folder / name).write_text(WALLS)
     (folder / "trained.sgf").write_text(WALLS)  # not held out (checked below)
     (folder / held_out_names("walls", 3)[2]).write_text(WALLS.replace("RE[W+0.5]", "RE[B+R]"))
-    assert not is_validation_game(str(folder / "trained.sgf"), ownership.VALIDATION)
+    assert not is_validation_game(str(folder / "trained.sgf"), HELDOUT_SHARE)
     fake = tmp_path / "fake.py"
     fake.write_text(FAKE)
     return folder, fake

@@ -494,3 +494,18 @@ def test_heldout_measures_ownership_after_a_search(straight_run, run_inputs, cap
     with pytest.raises(SystemExit):
         heldout_main(args[:-4] + ["--visits", "0"])
     assert "--visits must be at least 1" in capsys.readouterr().err
+
+
+def test_one_held_out_share_for_training_and_every_measurement():
+    """The stream run holds out the games that ``train.py heldout`` and its
+    search variant measure (the ownership bench: test_bench_ownership)."""
+    import inspect
+
+    from imago.training.data import HELDOUT_SHARE
+    from imago.training.heldout import heldout_figures
+    from imago.training.heldout_search import searched_ownership_figures
+    from imago.training.stream_run import StreamConfig
+
+    assert StreamConfig(inputs=[], run_dir="x").validation == HELDOUT_SHARE
+    for function in (heldout_figures, searched_ownership_figures):
+        assert inspect.signature(function).parameters["validation"].default == HELDOUT_SHARE

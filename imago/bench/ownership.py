@@ -42,8 +42,6 @@ import numpy as np
 from imago.bench import option
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "katago19"
-VALIDATION = 0.05
-"""The held-out share of games, as ``train.py stream`` and ``heldout`` hold them out."""
 
 
 @dataclass
@@ -61,13 +59,14 @@ def held_out_games(folder: Path) -> tuple[list, list[str]]:
     files and games skipped and why."""
     from imago.review.game import ReviewError, record_of
     from imago.sgf import find_sgf_files
-    from imago.training.data import final_ownership, is_validation_game, named_games
+    from imago.training.data import (HELDOUT_SHARE, final_ownership, is_validation_game,
+                                     named_games)
     from imago.training.stream import result_lead
 
     files, problems = find_sgf_files(folder)
     games = []
     for path, name, state, opening in named_games(files, problems):
-        if not is_validation_game(name, VALIDATION):
+        if not is_validation_game(name, HELDOUT_SHARE):
             continue
         owners, how = final_ownership(state, path)
         result = (state.root.properties.get("RE") or [None])[0]

@@ -448,6 +448,13 @@ class DataSet:
     shards_built: int = 0
 
 
+HELDOUT_SHARE = 0.05
+"""The share of games held out (split by :func:`is_validation_game`) by the
+size-mixed training (``train.py stream``) and every measurement on games it
+never saw (``train.py heldout``, ``python -m imago.bench ownership``): one
+figure, so that the games they measure are the games it held out."""
+
+
 def is_validation_game(name: str, fraction: float) -> bool:
     """Stable by-game split: a hash of the file's folder and name."""
     p = Path(name.split("#")[0])

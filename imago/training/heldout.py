@@ -20,7 +20,7 @@ import numpy as np
 
 from imago.nn.features import SCORE_SCALE
 
-from .data import default_cache_dir
+from .data import HELDOUT_SHARE, default_cache_dir
 from .options import HelpFormatter
 from .stream import (binary_plane_set, default_workers, make_batch, prepare_shards,
                      validation_samples)
@@ -69,7 +69,7 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
             "owned_points_by_phase": [int(c) for c in own_n]}
 
 
-def heldout_figures(models: list[str], folders: list[str], validation: float = 0.05,
+def heldout_figures(models: list[str], folders: list[str], validation: float = HELDOUT_SHARE,
                     positions: Optional[int] = None, cache_dir: Optional[Path] = None,
                     log: Callable[[str], None] = print, averaged: bool = False,
                     workers: Optional[int] = None) -> list[dict]:
@@ -140,7 +140,7 @@ def heldout_main(argv: list[str]) -> int:
     p.add_argument("folders", nargs="+", help="data folders, each measured on its own")
     p.add_argument("--model", action="append", required=True, metavar="FILE",
                    help="a .keras network (repeat to compare several)")
-    p.add_argument("--validation", type=float, default=0.05,
+    p.add_argument("--validation", type=float, default=HELDOUT_SHARE,
                    help="the share of games held out, as the stream run had it")
     p.add_argument("--positions", type=int, metavar="N",
                    help="at most this many positions per folder and size (a fixed random "

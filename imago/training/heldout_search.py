@@ -22,7 +22,8 @@ from imago.nn.features import board_array
 from imago.search import PUCTSearch
 from imago.sgf import find_sgf_files
 
-from .data import final_ownership, is_validation_game, named_games, readable_files
+from .data import (HELDOUT_SHARE, final_ownership, is_validation_game, named_games,
+                   readable_files)
 from .selfplay_run import progress_bar
 
 PHASES = (0.2, 0.4, 0.6)
@@ -93,7 +94,7 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
 
 
 def searched_ownership_figures(models: list[str], folders: list[str], visits: int,
-                               positions: int, validation: float = 0.05, seed: int = 1,
+                               positions: int, validation: float = HELDOUT_SHARE, seed: int = 1,
                                log: Callable[[str], None] = print,
                                progress: bool = True) -> list[dict]:
     """One row per folder, board size and model: :func:`measure_searched`

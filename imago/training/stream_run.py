@@ -37,7 +37,7 @@ import numpy as np
 
 from imago.nn.features import PLANE_SETS
 
-from .data import GnuGoDead, default_cache_dir, write_json
+from .data import HELDOUT_SHARE, GnuGoDead, default_cache_dir, write_json
 from .selfplay_run import progress_bar
 from .trainer import cosine_rate
 from .heldout import measure
@@ -70,7 +70,7 @@ class StreamConfig:
     value_weight: float = 1.0
     ownership_weight: float = 1.0
     score_weight: float = 1.0
-    validation: float = 0.05
+    validation: float = HELDOUT_SHARE
     validation_positions: int = 1024
     checkpoint_every: int = 250
     report_every: int = 50
