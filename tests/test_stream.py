@@ -157,8 +157,9 @@ def test_plan_is_a_pure_function_of_seed_and_step(records):
                                                                          first[steps[1]][0])
 
 
-def test_an_epoch_uses_each_training_sample_once_and_no_validation_game(records, monkeypatch):
-    _, shards = records
+def record_batches(monkeypatch) -> tuple[list[tuple[int, list[str]]], dict[str, list[str]]]:
+    """Every batch the plan makes from now on, as ``(size, sample ids)``
+    (``shard:row``), and each loaded shard's game name per row."""
     names: dict[str, list[str]] = {}
     load = S.load_shard
 
@@ -178,6 +179,12 @@ def test_an_epoch_uses_each_training_sample_once_and_no_validation_game(records,
 
     monkeypatch.setattr(S, "load_shard", tagged)
     monkeypatch.setattr(S, "make_batch", recording)
+    return seen, names
+
+
+def test_an_epoch_uses_each_training_sample_once_and_no_validation_game(records, monkeypatch):
+    _, shards = records
+    seen, names = record_batches(monkeypatch)
     plan = S.Plan(shards, 16, 0.25, seed=2)
     steps = plan.epoch_steps(0)
     sizes = set()
@@ -204,6 +211,65 @@ def test_an_epoch_uses_each_training_sample_once_and_no_validation_game(records,
     assert set(val) <= {9, 13}
     assert sum(len(v["moves"]) for v in val.values()) == sum(
         c for s in shards for n, c in s.games if is_validation_game(n, 0.25))
+
+
+@pytest.mark.parametrize("text, shares", [
+    ("9:1,19:1", {9: 1.0, 19: 1.0}), (" 19:3 , 9:0.5", {19: 3.0, 9: 0.5}), ("13:2", {13: 2.0})])
+def test_size_shares_are_read(text, shares):
+    assert S.parse_size_shares(text) == shares
+    assert S.parse_size_shares(S.format_size_shares(shares)) == shares
+
+
+@pytest.mark.parametrize("text, message", [
+    ("9", "SIZE:WEIGHT pairs"), ("9:1,nine:1", "SIZE:WEIGHT pairs"), ("9:x", "SIZE:WEIGHT"),
+    ("9:0", "9x9 must be a positive number"), ("9:-1", "positive"), ("9:nan", "positive"),
+    ("9:1,9:2", "9x9 is given two shares"), ("", "SIZE:WEIGHT pairs")])
+def test_bad_size_shares_are_named(text, message):
+    with pytest.raises(ValueError, match=message):
+        S.parse_size_shares(text)
+
+
+def test_size_multipliers_use_all_of_the_scarcest_size():
+    assert S.size_multipliers({9: 100, 19: 300}, None) == {9: 1.0, 19: 1.0}
+    assert S.size_multipliers({9: 100, 19: 300}, {9: 1, 19: 1}) == pytest.approx(
+        {9: 1.0, 19: 1 / 3})
+    assert S.size_multipliers({9: 100, 19: 300}, {9: 1, 19: 9}) == pytest.approx(
+        {9: 1 / 3, 19: 1.0})
+    # a size without training samples is left out of the sums
+    assert S.size_multipliers({9: 100, 13: 0, 19: 300}, {9: 1, 13: 5, 19: 1}) == \
+        pytest.approx({9: 1.0, 13: 1.0, 19: 1 / 3})
+
+
+def test_size_shares_set_the_mix_of_an_epochs_batches(records, monkeypatch):
+    """12 9x9 and 8 13x13 records: in proportion to positions, and then as
+    many 13x13 batches as 9x9, every 13x13 sample used once an epoch, a
+    part of the 9x9 ones (another part each epoch), the plan still a pure
+    function of seed and step."""
+    _, shards = records
+    natural = S.Plan(shards, 8, 0.25, seed=2)
+    assert natural.takes(0) == [natural.group_batches(g) for g in natural.groups(0)]
+    even = S.Plan(shards, 8, 0.25, seed=2, shares={9: 1, 13: 1})
+    assert even.multipliers[13] == 1.0 and 0 < even.multipliers[9] < 1
+    seen, _ = record_batches(monkeypatch)
+    by_epoch = []
+    start = 0
+    for epoch in range(2):
+        steps = even.epoch_steps(epoch)
+        del seen[:]
+        for step in range(start, start + steps):
+            even.batch(step, "komi", HEADS)
+        start += steps
+        sizes = [size for size, _ in seen]
+        assert abs(sizes.count(9) - sizes.count(13)) <= 1, sizes
+        uids = [u for _, batch in seen for u in batch]
+        assert len(uids) == len(set(uids))
+        by_epoch.append({u for size, batch in seen if size == 9 for u in batch})
+        thirteen = sum(natural.group_batches(g).get(13, 0) for g in natural.groups(epoch))
+        assert sizes.count(13) == thirteen
+    assert by_epoch[0] != by_epoch[1]
+    again = S.Plan(shards, 8, 0.25, seed=2, shares={9: 1, 13: 1})
+    x, _ = again.batch(3, "komi", HEADS)
+    assert np.array_equal(x, even.batch(3, "komi", HEADS)[0])
 
 
 def test_too_few_samples_for_a_batch_is_refused(records):
@@ -403,7 +469,12 @@ def test_help_and_bad_values(tmp_path, capsys):
                            (["--sizes", "1"], "--sizes must be board sizes"),
                            (["--sizes", "nine"], "sizes are numbers"),
                            (["--batch-size", "-4"], "--batch-size must be at least 1"),
-                           (["--validation", "1.5"], "--validation must be")):
+                           (["--validation", "1.5"], "--validation must be"),
+                           (["--sizes", "9,19", "--size-shares", "9:1"],
+                            "--size-shares gives 19x19 (one of --sizes) no share"),
+                           (["--sizes", "9", "--size-shares", "9:1,13:1"],
+                            "--size-shares gives 13x13 a share, but --sizes leaves it out"),
+                           (["--size-shares", "9:one"], "--size-shares: size shares are")):
         status, _, err = run_main(train_script.main, ["stream", *base, *extra], capsys)
         assert status == 2 and message in err, (extra, err)
     assert not (tmp_path / "run").exists()
@@ -509,3 +580,25 @@ def test_one_held_out_share_for_training_and_every_measurement():
     assert StreamConfig(inputs=[], run_dir="x").validation == HELDOUT_SHARE
     for function in (heldout_figures, searched_ownership_figures):
         assert inspect.signature(function).parameters["validation"].default == HELDOUT_SHARE
+
+
+def test_a_run_keeps_its_size_shares(tmp_path):
+    """Another mix of sizes is another plan: a resumed run refuses it; a run
+    folder from before the option (no ``size_shares`` in run.json) resumes."""
+    from imago.training.stream_run import StreamConfig, settle_config
+
+    run = tmp_path / "run"
+    run.mkdir()
+    config = StreamConfig(inputs=["x"], run_dir=str(run), sizes=[9, 19], size_shares="9:1,19:1")
+    assert config.problems() == [] and config.shares() == {9: 1.0, 19: 1.0}
+    settle_config(config, run)
+    (run / "state.json").write_text(json.dumps({"step": 10, "checkpoint": "x.keras"}))
+    assert settle_config(config, run) is config
+    with pytest.raises(ValueError, match="--size-shares"):
+        settle_config(StreamConfig(inputs=["x"], run_dir=str(run), sizes=[9, 19],
+                                   size_shares="9:1,19:2"), run)
+    before = json.loads((run / "run.json").read_text())
+    del before["size_shares"]
+    (run / "run.json").write_text(json.dumps(before))
+    plain = StreamConfig(inputs=["x"], run_dir=str(run), sizes=[9, 19])
+    assert settle_config(plain, run) is plain

@@ -21,7 +21,9 @@ The order of batches is a pure function of the seed and the step
 (:class:`Plan`): epoch ``e`` shuffles the shards with ``seed, e``, takes
 them :data:`GROUP_SHARDS` at a time, shuffles each size's training samples
 in the group and cuts full batches of one size (a network call takes one
-size), and shuffles the group's batches. A run stopped at any step goes on
+size), and shuffles the group's batches. With size shares a group keeps a
+part of each size's batches (:func:`size_multipliers`, the rounding carried
+from group to group), so that an epoch's batches stand as the shares say. A run stopped at any step goes on
 from that very batch. Augmentation (a random symmetry per sample and, for
 counted games, a random komi shift that moves the lead and perhaps the
 winner with it) is seeded by the step too.
@@ -283,16 +285,72 @@ def make_batch(rows: dict, size: int, plane_set: str, heads: Sequence[str],
 
 
 # ------------------------------------------------------------------ the plan
-class Plan:
-    """Which batch comes at which step (see the module docstring)."""
+def parse_size_shares(text: str) -> dict[int, float]:
+    """``"9:1,19:2"`` as ``{9: 1.0, 19: 2.0}``: each board size's share of
+    the training batches, as relative weights. ValueError saying what is
+    wrong."""
+    shares: dict[int, float] = {}
+    for part in text.split(","):
+        size, sep, weight = part.strip().partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            size_n, weight_f = int(size), float(weight)
+        except ValueError:
+            raise ValueError(f"size shares are SIZE:WEIGHT pairs separated by commas "
+                             f"(e.g. 9:1,19:1), not {text!r}") from None
+        if not (weight_f > 0 and np.isfinite(weight_f)):
+            raise ValueError(f"the share of {size_n}x{size_n} must be a positive number, "
+                             f"not {weight}")
+        if size_n in shares:
+            raise ValueError(f"{size_n}x{size_n} is given two shares in {text!r}")
+        shares[size_n] = weight_f
+    return shares
 
-    def __init__(self, shards: list[Shard], batch_size: int, validation: float, seed: int):
+
+def format_size_shares(shares: dict[int, float]) -> str:
+    """The canonical text of ``shares`` (sizes in order), as a run keeps it."""
+    return ",".join(f"{size}:{shares[size]:g}" for size in sorted(shares))
+
+
+def size_multipliers(totals: dict[int, int], shares: Optional[dict[int, float]]
+                     ) -> dict[int, float]:
+    """The part of each size's batches an epoch uses, so that the sizes'
+    batches stand to each other as ``shares`` say (``totals``: each size's
+    training samples). The size that is scarcest for its share uses all
+    its batches, the others a part, drawn anew each epoch; without
+    ``shares`` every batch is used (each size in proportion to its
+    samples)."""
+    sizes = [s for s, n in totals.items() if n > 0]
+    if not shares or not sizes:
+        return {s: 1.0 for s in totals}
+    wanted = sum(shares[s] for s in sizes)
+    have = sum(totals[s] for s in sizes)
+    ratio = {s: (shares[s] / wanted) / (totals[s] / have) for s in sizes}
+    most = max(ratio.values())
+    return {s: ratio[s] / most if s in ratio else 1.0 for s in totals}
+
+
+class Plan:
+    """Which batch comes at which step (see the module docstring). With
+    ``shares`` (board size -> weight) each epoch uses a part of the sizes'
+    batches so that they stand as the weights say
+    (:func:`size_multipliers`); which part is a function of the seed and
+    epoch too."""
+
+    def __init__(self, shards: list[Shard], batch_size: int, validation: float, seed: int,
+                 shares: Optional[dict[int, float]] = None):
         self.shards = shards
         self.batch_size = batch_size
         self.validation = validation
         self.seed = seed
         self.counts = [train_count(s, validation) for s in shards]
+        totals: dict[int, int] = {}
+        for shard, count in zip(shards, self.counts):
+            totals[shard.size] = totals.get(shard.size, 0) + count
+        self.multipliers = size_multipliers(totals, shares)
         self._epochs: dict[int, list[list[int]]] = {}
+        self._takes: dict[int, list[dict[int, int]]] = {}
         self._lengths: list[int] = []  # steps of epochs 0, 1, ...
         self._group: Optional[tuple] = None  # (epoch, group number, batches)
 
@@ -304,19 +362,42 @@ class Plan:
                                    for i in range(0, len(order), GROUP_SHARDS)]
         return self._epochs[epoch]
 
-    def group_batches(self, group: list[int]) -> int:
-        """Batches a group gives (full batches per size)."""
+    def group_batches(self, group: list[int]) -> dict[int, int]:
+        """Full batches of each size that a group's samples make."""
         per_size: dict[int, int] = {}
         for i in group:
             per_size[self.shards[i].size] = per_size.get(self.shards[i].size, 0) + self.counts[i]
-        return sum(c // self.batch_size for c in per_size.values())
+        return {size: count // self.batch_size for size, count in per_size.items()}
+
+    def takes(self, epoch: int) -> list[dict[int, int]]:
+        """The batches of each size that each group of ``epoch`` uses: all
+        of them, or the size's multiplier's part, rounded so that the epoch's
+        total of each size is its part of the whole (the rounding carried
+        from group to group)."""
+        if epoch not in self._takes:
+            carried: dict[int, float] = {}
+            takes = []
+            for group in self.groups(epoch):
+                take_now = {}
+                for size, batches in self.group_batches(group).items():
+                    share = self.multipliers.get(size, 1.0)
+                    if share >= 1.0:
+                        take_now[size] = batches
+                        continue
+                    before = carried.get(size, 0.0)
+                    carried[size] = before + batches * share
+                    take_now[size] = int(np.floor(carried[size] + 1e-9)) \
+                        - int(np.floor(before + 1e-9))
+                takes.append(take_now)
+            self._takes[epoch] = takes
+        return self._takes[epoch]
 
     def epoch_steps(self, epoch: int) -> int:
         """Steps of one epoch (it varies a little: each group drops the
         samples short of a full batch of each size)."""
         while len(self._lengths) <= epoch:
-            groups = self.groups(len(self._lengths))
-            self._lengths.append(sum(self.group_batches(g) for g in groups))
+            takes = self.takes(len(self._lengths))
+            self._lengths.append(sum(sum(t.values()) for t in takes))
         return self._lengths[epoch]
 
     def locate(self, step: int) -> tuple[int, int, int]:
@@ -328,8 +409,8 @@ class Plan:
         while rest >= self.epoch_steps(epoch):
             rest -= self.epoch_steps(epoch)
             epoch += 1
-        for number, group in enumerate(self.groups(epoch)):
-            count = self.group_batches(group)
+        for number, take_now in enumerate(self.takes(epoch)):
+            count = sum(take_now.values())
             if rest < count:
                 return epoch, number, rest
             rest -= count
@@ -345,11 +426,12 @@ class Plan:
             keep = np.flatnonzero(~split_mask(arrays, self.validation))
             by_size.setdefault(shard.size, []).append(take(arrays, keep))
         rng = np.random.default_rng([self.seed, epoch, number, 1])
+        take_now = self.takes(epoch)[number]
         batches = []
         for size in sorted(by_size):
             samples = concat(by_size[size])
             order = rng.permutation(len(samples["moves"]))
-            for k in range(len(order) // self.batch_size):
+            for k in range(take_now[size]):
                 batches.append((size, samples, order[k * self.batch_size:(k + 1) * self.batch_size]))
         return [batches[i] for i in rng.permutation(len(batches))]
 
@@ -386,4 +468,5 @@ def validation_samples(shards: list[Shard], validation: float, per_size: int,
 
 
 __all__ = ["result_lead", "game_arrays", "build_chunk", "prepare_shards", "Shard", "Plan",
+           "parse_size_shares", "format_size_shares", "size_multipliers",
            "make_batch", "validation_samples", "binary_plane_set", "STREAM_VERSION"]

@@ -42,6 +42,12 @@ def stream_parser() -> argparse.ArgumentParser:
                    help="the run folder (made if missing; resumed if it holds a run)")
     p.add_argument("--sizes", type=sizes_list, default=DEFAULTS.sizes, metavar="S,S,...",
                    help="board sizes to learn (games of other sizes are skipped)")
+    p.add_argument("--size-shares", metavar="S:W,...", default=DEFAULTS.size_shares,
+                   help="each board size's share of the training batches, as weights, one for "
+                        "each of --sizes (9:1,19:1: as many 9x9 batches as 19x19); each epoch "
+                        "then uses every position of the size scarcest for its share and a "
+                        "part of the others', drawn anew each epoch (default: each size in "
+                        "proportion to its positions)")
     p.add_argument("--planes", dest="plane_set", choices=tuple(PLANE_SETS),
                    default=DEFAULTS.plane_set, help="input plane set (komi: komi as an input)")
     p.add_argument("--blocks", type=int, default=DEFAULTS.blocks, metavar="N",

@@ -29,7 +29,7 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -41,11 +41,13 @@ from .data import HELDOUT_SHARE, GnuGoDead, default_cache_dir, write_json
 from .selfplay_run import progress_bar
 from .trainer import cosine_rate
 from .heldout import measure
-from .stream import Plan, default_workers, prepare_shards, validation_samples
+from .stream import (Plan, default_workers, format_size_shares, parse_size_shares,
+                     prepare_shards, validation_samples)
 
 Log = Callable[[str], None]
 
-DATA_OPTIONS = ("inputs", "sizes", "plane_set", "batch_size", "validation", "seed", "dead")
+DATA_OPTIONS = ("inputs", "sizes", "plane_set", "batch_size", "validation", "seed", "dead",
+                "size_shares")
 """Options that decide the batches: a resumed run must keep them."""
 
 
@@ -56,6 +58,7 @@ class StreamConfig:
     inputs: list[str]
     run_dir: str
     sizes: list[int] = field(default_factory=lambda: [9, 13, 19])
+    size_shares: Optional[str] = None  # "9:1,19:1": each size's share of the batches
     plane_set: str = "komi"
     blocks: int = 6
     filters: int = 64
@@ -91,6 +94,7 @@ class StreamConfig:
             out.append("no inputs: give SGF files, folders or globs")
         if not self.sizes or any(not 2 <= s <= 25 for s in self.sizes):
             out.append(f"--sizes must be board sizes from 2 to 25, not {self.sizes}")
+        out.extend(self._share_problems())
         if self.plane_set not in PLANE_SETS:
             out.append(f"--planes must be one of {', '.join(PLANE_SETS)}")
         for name in ("blocks", "filters", "steps", "batch_size", "checkpoint_every",
@@ -103,6 +107,23 @@ class StreamConfig:
             out.append("--lr must be a positive number")
         if not 0 <= self.validation < 1:
             out.append("--validation must be a fraction from 0 up to 1")
+        return out
+
+    def shares(self) -> Optional[dict[int, float]]:
+        """``size_shares`` as weights by board size (None: by positions)."""
+        return parse_size_shares(self.size_shares) if self.size_shares else None
+
+    def _share_problems(self) -> list[str]:
+        if not self.size_shares:
+            return []
+        try:
+            shares = self.shares()
+        except ValueError as err:
+            return [f"--size-shares: {err}"]
+        out = [f"--size-shares gives {s}x{s} a share, but --sizes leaves it out"
+               for s in sorted(set(shares) - set(self.sizes))]
+        out += [f"--size-shares gives {s}x{s} (one of --sizes) no share"
+                for s in sorted(set(self.sizes) - set(shares))]
         return out
 
 
@@ -133,6 +154,12 @@ def settle_config(config: StreamConfig, run: Path) -> StreamConfig:
                          f"({', '.join(f'{c}={first.get(c)!r}' for c in changed)}); "
                          "give the same ones to resume, or start a new --dir")
     return config
+
+
+def share_of_batches(plan: Plan, size: int) -> float:
+    """The share of the first epoch's batches that are of ``size``."""
+    takes = plan.takes(0)
+    return sum(t.get(size, 0) for t in takes) / max(plan.epoch_steps(0), 1)
 
 
 # ------------------------------------------------------------------ network
@@ -186,6 +213,8 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
     problems = config.problems()
     if problems:
         raise ValueError("; ".join(problems))
+    if config.size_shares:  # one spelling, so that a resumed run finds its own
+        config = replace(config, size_shares=format_size_shares(config.shares()))
     run = Path(config.run_dir)
     run.mkdir(parents=True, exist_ok=True)
     config = settle_config(config, run)
@@ -207,7 +236,7 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
         log(f"skipped: {problem}")
     if not shards:
         raise ValueError("no training data of the sizes " + ", ".join(map(str, config.sizes)))
-    plan = Plan(shards, config.batch_size, config.validation, config.seed)
+    plan = Plan(shards, config.batch_size, config.validation, config.seed, config.shares())
     by_size: dict[int, int] = {}
     for shard, count in zip(shards, plan.counts):
         by_size[shard.size] = by_size.get(shard.size, 0) + count
@@ -215,6 +244,11 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
         + ", ".join(f"{s}x{s} {c}" for s, c in sorted(by_size.items()))
         + f"), {plan.epoch_steps(0)} steps an epoch of {config.batch_size}; "
           f"{built} of {len({s.path.name.rsplit('-', 1)[0] for s in shards})} chunks built")
+    if config.size_shares:
+        log("batches by size (--size-shares " + config.size_shares + "): "
+            + ", ".join(f"{s}x{s} {share_of_batches(plan, s):.0%} (each epoch "
+                        f"{plan.multipliers[s]:.0%} of its positions)"
+                        for s in sorted(by_size)))
     held_out = validation_samples(shards, config.validation, config.validation_positions)
 
     from imago.nn.fitting import set_random_seed, train_steps
