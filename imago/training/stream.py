@@ -23,10 +23,10 @@ them :data:`GROUP_SHARDS` at a time, shuffles each size's training samples
 in the group and cuts full batches of one size (a network call takes one
 size), and shuffles the group's batches. With size shares a group keeps a
 part of each size's batches (:func:`size_multipliers`, the rounding carried
-from group to group), so that an epoch's batches stand as the shares say. A run stopped at any step goes on
-from that very batch. Augmentation (a random symmetry per sample and, for
-counted games, a random komi shift that moves the lead and perhaps the
-winner with it) is seeded by the step too.
+from group to group), so that an epoch's batches stand as the shares say.
+A run stopped at any step goes on from that very batch. Augmentation (a
+random symmetry per sample and, for counted games, a random komi shift that
+moves the lead and perhaps the winner with it) is seeded by the step too.
 
 NumPy only: Keras is not imported here.
 """
@@ -380,12 +380,8 @@ class Plan:
             for group in self.groups(epoch):
                 take_now = {}
                 for size, batches in self.group_batches(group).items():
-                    share = self.multipliers.get(size, 1.0)
-                    if share >= 1.0:
-                        take_now[size] = batches
-                        continue
                     before = carried.get(size, 0.0)
-                    carried[size] = before + batches * share
+                    carried[size] = before + batches * self.multipliers[size]
                     take_now[size] = int(np.floor(carried[size] + 1e-9)) \
                         - int(np.floor(before + 1e-9))
                 takes.append(take_now)
