@@ -345,10 +345,10 @@ class Plan:
         self.validation = validation
         self.seed = seed
         self.counts = [train_count(s, validation) for s in shards]
-        totals: dict[int, int] = {}
+        self.totals: dict[int, int] = {}  # training samples by board size
         for shard, count in zip(shards, self.counts):
-            totals[shard.size] = totals.get(shard.size, 0) + count
-        self.multipliers = size_multipliers(totals, shares)
+            self.totals[shard.size] = self.totals.get(shard.size, 0) + count
+        self.multipliers = size_multipliers(self.totals, shares)
         self._epochs: dict[int, list[list[int]]] = {}
         self._takes: dict[int, list[dict[int, int]]] = {}
         self._lengths: list[int] = []  # steps of epochs 0, 1, ...

@@ -237,9 +237,7 @@ def run_stream(config: StreamConfig, log: Log = print) -> dict:
     if not shards:
         raise ValueError("no training data of the sizes " + ", ".join(map(str, config.sizes)))
     plan = Plan(shards, config.batch_size, config.validation, config.seed, config.shares())
-    by_size: dict[int, int] = {}
-    for shard, count in zip(shards, plan.counts):
-        by_size[shard.size] = by_size.get(shard.size, 0) + count
+    by_size = plan.totals
     log(f"{sum(by_size.values())} training positions ("
         + ", ".join(f"{s}x{s} {c}" for s, c in sorted(by_size.items()))
         + f"), {plan.epoch_steps(0)} steps an epoch of {config.batch_size}; "
