@@ -351,3 +351,51 @@ def test_the_policy_target_drops_the_visits_the_root_noise_gave():
     raw = np.zeros(size * size + 1)
     raw[root.moves] = root.visits
     assert np.array_equal(quiet.policy_target(), raw)
+
+
+def searched_root(edges):
+    """A 9x9 root whose edges hold ``(action, visits, mean value, spread)``
+    as a finished search left them (values from the root player's view)."""
+    from imago.search.tree import SearchNode, encode_priors
+    root = SearchNode()
+    open_points = np.ones(82, dtype=bool)
+    root.priors = encode_priors(np.full(82, 1 / 82), open_points).tobytes()
+    for action, visits, mean, spread in edges:
+        edge, _ = root.add_edge(action)
+        root.visits[edge] = visits
+        root.values[edge] = visits * mean
+        root.squares[edge] = visits * (spread ** 2 + mean ** 2)
+        root.total += visits
+    return root
+
+
+def test_the_move_played_is_the_best_lower_confidence_bound():
+    search = PUCTSearch(CountingEvaluator())
+    # the prior kept most visits on action 10; action 20's 56 visits all say better
+    root = searched_root([(10, 385, 0.12, 0.2), (20, 56, 0.34, 0.2), (30, 3, 0.9, 0.1)])
+    assert root.best_action() == 10
+    assert search.chosen_action(root) == 20
+    search.size = 9  # the reports list the move it plays first
+    assert [r.visits for r in search.results(root)] == [56, 385, 3]
+    search.lcb_z = 0  # off: the most visited
+    assert search.chosen_action(root) == 10
+    assert [r.visits for r in search.results(root)] == [385, 56, 3]
+
+
+def test_a_better_mean_from_few_or_scattered_visits_is_not_played():
+    search = PUCTSearch(CountingEvaluator())
+    # below a tenth of the most visited move's visits: not a candidate
+    assert search.chosen_action(searched_root([(10, 385, 0.12, 0.2), (20, 30, 0.5, 0.2)])) == 10
+    # its values so scattered that three standard errors reach below the other's bound
+    assert search.chosen_action(searched_root([(10, 385, 0.12, 0.2), (20, 56, 0.34, 0.9)])) == 10
+    # a struck move is never chosen, however good it looked
+    root = searched_root([(10, 385, 0.12, 0.2), (20, 56, 0.34, 0.2)])
+    root.strike(20)
+    assert search.chosen_action(root) == 10
+
+
+def test_the_lcb_option_reaches_the_search():
+    assert create_algorithm("mcts", model="none", lcb_z=0).search.lcb_z == 0
+    assert create_algorithm("mcts", model="none").search.lcb_z > 0
+    with pytest.raises(ValueError):
+        create_algorithm("mcts", model="none", lcb_z=-1)

@@ -22,6 +22,7 @@ from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
+from imago.search.puct import LCB_Z
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -159,6 +160,10 @@ class MCTSAlgorithm(DecisionAlgorithm):
       choices, 0: win rate alone) and ``pass_margin`` (points: once the game
       is won and settled, it passes when no move leads by more than this
       over the pass);
+    - ``lcb_z``: the move played is the best lower confidence bound of
+      the value, this many standard errors below its mean, among moves
+      with a tenth of the most visited move's visits or more (0: the most
+      visited move; :meth:`PUCTSearch.chosen_action`);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
     - ``exact_seconds``: on 4x4 the exact solver
@@ -179,7 +184,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
                  no_resign: bool = False, seed: Optional[int] = None,
                  symmetries: str = "random", score_utility: float = 0.1,
                  pass_margin: float = 0.5, self_atari: bool = False,
-                 exact_seconds: float = EXACT_SECONDS):
+                 exact_seconds: float = EXACT_SECONDS, lcb_z: float = LCB_Z):
         self.model = model
         self.visits = checked("visits", visits, int, low=1)
         self.temperature = checked("temperature", temperature, low=0)
@@ -205,7 +210,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
                                                         low=0, high=1),
                                  seed=seed, self_atari=self.self_atari,
                                  score_utility=checked("score_utility", score_utility, low=0),
-                                 keep_ownership=True)
+                                 keep_ownership=True,
+                                 lcb_z=checked("lcb_z", lcb_z, low=0))
         self.search.play_on_after_passes = True  # genmove after two passes: play on
         self.low_winrate_streak = 0
         self.searched = False
@@ -392,7 +398,7 @@ class MCTSAlgorithm(DecisionAlgorithm):
             if weights.sum() > 0:
                 edge = int(self.rng.choice(len(weights), p=weights / weights.sum()))
                 return int(root.moves[edge])
-        return root.best_action()
+        return self.search.chosen_action(root)
 
     def ownership(self, state: GameState) -> Optional[list[float]]:
         """The ownership estimate for the position, per cell of the board's

@@ -119,8 +119,9 @@ def _move(game: _Game, settings: ArenaSettings, rng: np.random.Generator,
     game.low[color] = game.low[color] + 1 if value < settings.resign_value else 0
     if game.low[color] >= 2:
         return "resigned"
-    action = choose_action(root, state.current.number < settings.sample_moves, rng)
-    return play_action(state, game.searches[color], action, max_moves)
+    search = game.searches[color]
+    action = choose_action(root, search, state.current.number < settings.sample_moves, rng)
+    return play_action(state, search, action, max_moves)
 
 
 def root_value(root) -> float:
@@ -129,14 +130,15 @@ def root_value(root) -> float:
     return 2 * PUCTSearch.winrate(root) - 1 if root.total_visits() > 0 else root.value
 
 
-def choose_action(root, sample: bool, rng: np.random.Generator) -> int:
-    """The move of a finished search: drawn in proportion to the visits
-    when ``sample`` (and there are visits), else the most visited."""
+def choose_action(root, search: PUCTSearch, sample: bool, rng: np.random.Generator) -> int:
+    """The move of ``search``'s finished search of ``root``: drawn in
+    proportion to the visits when ``sample`` (and there are visits), else
+    the one the engine plays (:meth:`PUCTSearch.chosen_action`)."""
     visits = np.maximum(root.visits, 0) if root.edges else np.zeros(0)
     total = float(visits.sum())
     if sample and total > 0:
         return int(root.moves[rng.choice(len(visits), p=visits / total)])
-    return int(root.best_action())
+    return search.chosen_action(root)
 
 
 def play_action(state: GameState, search: PUCTSearch, action: int,

@@ -66,7 +66,7 @@ from imago.game import GameMove, GameState, area_score, to_index
 
 from .reports import SearchReports
 from .tactics import losing_self_atari
-from .tree import (CLOSED, MOVE, PRIOR_OF_BYTE, SCORES, VALUES, VISITS, SearchNode,
+from .tree import (CLOSED, MOVE, PRIOR_OF_BYTE, SCORES, SQUARES, VALUES, VISITS, SearchNode,
                    encode_priors, win_value)
 
 HISTORY = 8
@@ -98,6 +98,12 @@ def point_actions(size: int) -> np.ndarray:
 SATURATED = 0.5
 """A node whose evaluator value is beyond this (a win rate beyond 75% or
 below 25%) chooses its moves by score utility as well."""
+
+
+LCB_Z, LCB_MIN_SHARE = 3.0, 0.1
+"""The move played is the one whose mean value is highest less ``LCB_Z``
+standard errors, among the moves with at least ``LCB_MIN_SHARE`` of the most
+visited move's visits (see :meth:`PUCTSearch.chosen_action`)."""
 
 
 def score_scale_for(size: int) -> float:
@@ -139,7 +145,8 @@ class PUCTSearch(SearchReports):
                  noise_fraction: float = 0.25, seed: Optional[int] = None,
                  cache_size: int = 200_000, self_atari: bool = False,
                  score_utility: float = 0.1, score_scale: Optional[float] = None,
-                 keep_ownership: bool = False):
+                 keep_ownership: bool = False, lcb_z: float = LCB_Z,
+                 lcb_min_share: float = LCB_MIN_SHARE):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
@@ -154,6 +161,8 @@ class PUCTSearch(SearchReports):
         self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.by_score = False  # values are leads over the board's points, not win rates
         self.keep_ownership = bool(keep_ownership)  # nodes keep the evaluator's ownership
+        self.lcb_z = float(lcb_z)  # 0: play the most visited move (see chosen_action)
+        self.lcb_min_share = float(lcb_min_share)
         # a game ended by two passes is searched as resumed (GTP's genmove there
         # asks for the game to go on); else such a root is terminal (a count)
         self.play_on_after_passes = False
@@ -458,7 +467,7 @@ class PUCTSearch(SearchReports):
             edge = root.edge(pass_action)
             if edge >= 0:
                 root.total -= root.visits[edge]
-                root.visits[edge] = root.values[edge] = root.scores[edge] = 0.0
+                root.stats[VISITS:, edge] = 0.0  # every statistic but the move
             root.strike(pass_action)
         elif allow and struck:
             root.unstrike(pass_action)
@@ -627,6 +636,44 @@ class PUCTSearch(SearchReports):
             return int(moves[edge]), edge
         return action, -1
 
+    def chosen_action(self, root: Optional[SearchNode] = None) -> int:
+        """The move to play after a search of ``root`` (default: the
+        search's): :meth:`played_edge`'s, or the highest prior before any
+        visit."""
+        root = root or self.root
+        edge = self.played_edge(root)
+        if edge < 0 or root.visits[edge] <= 0:
+            return root.best_action()
+        return int(root.moves[edge])
+
+    def played_edge(self, root: SearchNode) -> int:
+        """The edge of the move a finished search of ``root`` plays: of the
+        moves with at least :attr:`lcb_min_share` of the most visited one's
+        visits, the one whose value's lower confidence bound (its mean less
+        :attr:`lcb_z` standard errors of the values backed up through it)
+        is highest, as Leela Zero and KataGo choose. A move the prior kept
+        from most visits but whose every visit says it is better gets
+        played; one that is better only by the luck of a few visits does
+        not. The most visited move when ``lcb_z`` is 0, the root's score is
+        proven, the game looks decided (the root's value beyond
+        :data:`SATURATED`: there the score utility leads the visits, and a
+        mean lead from few visits is too noisy to overrule them), or nothing
+        else qualifies."""
+        best = root.best_edge()
+        if best < 0 or root.visits[best] <= 0 or self.lcb_z <= 0 \
+                or root.exact is not None or abs(root.value) >= SATURATED:
+            return best
+        n = root.visits
+        eligible = n >= max(self.lcb_min_share * n[best], 2.0)
+        if root.struck is not None:
+            eligible &= ~np.isin(root.moves, root.struck)
+        if np.count_nonzero(eligible) < 2:
+            return best
+        safe = np.maximum(n, 1.0)
+        mean = root.values / safe
+        spread = np.sqrt(np.maximum(root.squares / safe - mean * mean, 0.0) / safe)
+        return int(np.where(eligible, mean - self.lcb_z * spread, -np.inf).argmax())
+
     def _descend(self) -> Optional[Leaf]:
         """One descent from the root, replayed on a scratch board; returns
         the leaf to evaluate, or None when the value was backed up at once."""
@@ -711,6 +758,7 @@ class PUCTSearch(SearchReports):
             stats[VISITS, edge] += 1.0 - vl
             stats[VALUES, edge] += value + vl
             stats[SCORES, edge] += score
+            stats[SQUARES, edge] += value * value
             node.total += 1.0 - vl
         if self._utility:  # the root's mean lead, the utility's centre
             self._score_sum += score

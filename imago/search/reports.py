@@ -72,13 +72,17 @@ class SearchReports:
 
     def results(self, root: Optional[SearchNode] = None, limit: int = 10,
                 pv_length: int = 10) -> list[SearchResult]:
-        """The visited root moves, most visited first, with win rates from
-        the root player's view and principal variations."""
+        """The visited root moves, the one the search plays first
+        (:meth:`played_edge`), then by visits, with win rates from the root
+        player's view and principal variations."""
         root = root or self.root
         if root is None or not root.expanded or not root.edges:
             return []
         priors, moves = root.choice_priors(), root.moves
         order = np.lexsort((priors[moves], root.visits))[::-1]
+        played = self.played_edge(root)
+        if played >= 0:  # the move it plays first, as KataGo orders them
+            order = [played] + [edge for edge in order if edge != played]
         out = []
         for edge in order[:limit]:
             n = root.visits[edge]
@@ -94,6 +98,11 @@ class SearchReports:
                                     float(root.scores[edge] / n) if self.scored else None,
                                     pv_visits))
         return out
+
+    def played_edge(self, root: SearchNode) -> int:
+        """The edge of the move a finished search of ``root`` plays: here
+        the most visited (the search refines it)."""
+        return root.best_edge()
 
     def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
         """Points of the most visited line starting with ``root``'s ``edge``."""

@@ -13,7 +13,8 @@ moves (points row-major from the top-left, the pass last; see
 - one *edge* per child already created: ``moves`` (the action), ``visits``
   (N), ``values`` (W, from the view of the player to move here), ``scores``
   (the sum of the score leads backed up through the edge, in points, from
-  the same view; zero when the evaluator predicts no score), the rows of one
+  the same view; zero when the evaluator predicts no score), ``squares``
+  (the sum of the squared values, for the spread of W / N), the rows of one
   float64 array (one allocation a node: a search makes millions of them),
   and ``children``. Only moves the search has tried get an edge, so a node
   costs well under a kilobyte on 19x19 (mostly its priors) instead of a
@@ -40,9 +41,9 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-MOVE, VISITS, VALUES, SCORES = range(4)
+MOVE, VISITS, VALUES, SCORES, SQUARES = range(5)
 """The rows of :attr:`SearchNode.stats`."""
-EMPTY_STATS = np.zeros((4, 0), dtype=np.float64)
+EMPTY_STATS = np.zeros((5, 0), dtype=np.float64)
 
 CLOSED = 255
 """The prior byte of a move that cannot be chosen (an occupied point)."""
@@ -96,7 +97,7 @@ class SearchNode:
         self.value = 0.0           # the evaluator's value, for the player to move
         self.score = 0.0           # the evaluator's score lead (points), for the player to move
         self.total = 0.0           # sum of the edges' visits (virtual loss included)
-        self.stats = EMPTY_STATS   # rows MOVE, VISITS, VALUES, SCORES; room for more edges
+        self.stats = EMPTY_STATS   # rows MOVE, VISITS, VALUES, SCORES, SQUARES; room for more edges
         self.edges = 0
         self.children: Sequence[SearchNode] = ()  # a list from the first edge on
         self.struck: Optional[list[int]] = None
@@ -136,6 +137,11 @@ class SearchNode:
         player to move (divide by the edge's visits for the mean)."""
         return self.stats[SCORES, :self.edges]
 
+    @property
+    def squares(self) -> np.ndarray:
+        """The summed squared values of each edge (the spread of its mean)."""
+        return self.stats[SQUARES, :self.edges]
+
     def edge(self, action: int) -> int:
         """The edge index of ``action``, or -1 when it has none yet."""
         found = np.flatnonzero(self.stats[MOVE, :self.edges] == action)
@@ -146,7 +152,7 @@ class SearchNode:
         edge = self.edges
         stats = self.stats
         if edge == stats.shape[1]:  # grow by half
-            stats = np.zeros((4, edge + max(2, edge // 2)))
+            stats = np.zeros((len(EMPTY_STATS), edge + max(2, edge // 2)))
             stats[:, :edge] = self.stats
             self.stats = stats
         stats[MOVE, edge] = action

@@ -230,7 +230,7 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
         game.policy.append((target / target.sum()).astype(np.float32))
     else:
         game.policy.append(np.zeros_like(visits))
-    action = choose_action(root, state.current.number < settings.sample_moves, rng)
+    action = choose_action(root, search, state.current.number < settings.sample_moves, rng)
     game.moves.append(action)
 
     game.low[color] = game.low[color] + 1 if value < settings.resign_value else 0
