@@ -22,7 +22,7 @@ from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
-from imago.search.puct import LCB_Z
+from imago.search.reports import LCB_Z
 from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked

@@ -31,6 +31,10 @@ end with two passes are counted without the stones the root's count found
 dead (:meth:`PUCTSearch.assume_dead`). With :attr:`PUCTSearch.by_score` (the
 engine sets it below 5x5) values are leads over the board's points instead
 of win rates: the search plays for the optimal result, not just a win.
+The move a finished search plays is its best lower confidence bound of the
+value among the well-visited moves
+(:meth:`~imago.search.reports.SearchReports.played_edge`), which is why
+each edge also keeps the sum of its squared values.
 
 The evaluator is anything with ``evaluate(leaves) -> (priors, values)``:
 ``priors[i]`` a vector over the ``size*size + 1`` actions and ``values[i]``
@@ -64,10 +68,10 @@ import numpy as np
 
 from imago.game import GameMove, GameState, area_score, to_index
 
-from .reports import SearchReports
+from .reports import LCB_MIN_SHARE, LCB_Z, SearchReports
 from .tactics import losing_self_atari
-from .tree import (CLOSED, MOVE, PRIOR_OF_BYTE, SCORES, SQUARES, VALUES, VISITS, SearchNode,
-                   encode_priors, win_value)
+from .tree import (CLOSED, MOVE, PRIOR_OF_BYTE, SATURATED, SCORES, SQUARES, VALUES, VISITS,
+                   SearchNode, encode_priors, win_value)
 
 HISTORY = 8
 """Positions in an evaluation's cache key (and the most any encoder sees)."""
@@ -93,17 +97,6 @@ def point_actions(size: int) -> np.ndarray:
     for action, point in enumerate(action_points(size)[:-1]):
         table[point] = action
     return table
-
-
-SATURATED = 0.5
-"""A node whose evaluator value is beyond this (a win rate beyond 75% or
-below 25%) chooses its moves by score utility as well."""
-
-
-LCB_Z, LCB_MIN_SHARE = 3.0, 0.1
-"""The move played is the one whose mean value is highest less ``LCB_Z``
-standard errors, among the moves with at least ``LCB_MIN_SHARE`` of the most
-visited move's visits (see :meth:`PUCTSearch.chosen_action`)."""
 
 
 def score_scale_for(size: int) -> float:
@@ -635,44 +628,6 @@ class PUCTSearch(SearchReports):
         if tried[edge] >= scale * float(priors[action]) + fpu:
             return int(moves[edge]), edge
         return action, -1
-
-    def chosen_action(self, root: Optional[SearchNode] = None) -> int:
-        """The move to play after a search of ``root`` (default: the
-        search's): :meth:`played_edge`'s, or the highest prior before any
-        visit."""
-        root = root or self.root
-        edge = self.played_edge(root)
-        if edge < 0 or root.visits[edge] <= 0:
-            return root.best_action()
-        return int(root.moves[edge])
-
-    def played_edge(self, root: SearchNode) -> int:
-        """The edge of the move a finished search of ``root`` plays: of the
-        moves with at least :attr:`lcb_min_share` of the most visited one's
-        visits, the one whose value's lower confidence bound (its mean less
-        :attr:`lcb_z` standard errors of the values backed up through it)
-        is highest, as Leela Zero and KataGo choose. A move the prior kept
-        from most visits but whose every visit says it is better gets
-        played; one that is better only by the luck of a few visits does
-        not. The most visited move when ``lcb_z`` is 0, the root's score is
-        proven, the game looks decided (the root's value beyond
-        :data:`SATURATED`: there the score utility leads the visits, and a
-        mean lead from few visits is too noisy to overrule them), or nothing
-        else qualifies."""
-        best = root.best_edge()
-        if best < 0 or root.visits[best] <= 0 or self.lcb_z <= 0 \
-                or root.exact is not None or abs(root.value) >= SATURATED:
-            return best
-        n = root.visits
-        eligible = n >= max(self.lcb_min_share * n[best], 2.0)
-        if root.struck is not None:
-            eligible &= ~np.isin(root.moves, root.struck)
-        if np.count_nonzero(eligible) < 2:
-            return best
-        safe = np.maximum(n, 1.0)
-        mean = root.values / safe
-        spread = np.sqrt(np.maximum(root.squares / safe - mean * mean, 0.0) / safe)
-        return int(np.where(eligible, mean - self.lcb_z * spread, -np.inf).argmax())
 
     def _descend(self) -> Optional[Leaf]:
         """One descent from the root, replayed on a scratch board; returns

@@ -3,8 +3,8 @@ principal variations, the root's summary, and the tree's ownership, as
 GTP analysis, the analysis engine and the match tools report them.
 
 :class:`SearchReports` is a mixin of :class:`imago.search.puct.PUCTSearch`:
-it reads the search's ``root``, ``size``, ``scored`` and ``point_of`` and
-changes nothing."""
+it reads the search's ``root``, ``size``, ``scored``, ``point_of``,
+``lcb_z`` and ``lcb_min_share`` and changes nothing."""
 
 from __future__ import annotations
 
@@ -14,7 +14,12 @@ from typing import Optional
 
 import numpy as np
 
-from .tree import SearchNode
+from .tree import SATURATED, SearchNode
+
+LCB_Z, LCB_MIN_SHARE = 3.0, 0.1
+"""The move played is the one whose mean value is highest less ``LCB_Z``
+standard errors, among the moves with at least ``LCB_MIN_SHARE`` of the most
+visited move's visits (see :meth:`SearchReports.played_edge`)."""
 
 
 @dataclass
@@ -46,6 +51,8 @@ class SearchReports:
 
     root: Optional[SearchNode]
     scored: bool
+    lcb_z: float
+    lcb_min_share: float
 
     def tree_ownership(self, node: Optional[SearchNode] = None) -> Optional[np.ndarray]:
         """The ownership of ``node``'s position (default: the root), +1 for
@@ -99,10 +106,43 @@ class SearchReports:
                                     pv_visits))
         return out
 
+    def chosen_action(self, root: Optional[SearchNode] = None) -> int:
+        """The move to play after a search of ``root`` (default: the
+        search's): :meth:`played_edge`'s, or the highest prior before any
+        visit."""
+        root = root or self.root
+        edge = self.played_edge(root)
+        if edge < 0 or root.visits[edge] <= 0:
+            return root.best_action()
+        return int(root.moves[edge])
+
     def played_edge(self, root: SearchNode) -> int:
-        """The edge of the move a finished search of ``root`` plays: here
-        the most visited (the search refines it)."""
-        return root.best_edge()
+        """The edge of the move a finished search of ``root`` plays: of the
+        moves with at least :attr:`lcb_min_share` of the most visited one's
+        visits, the one whose value's lower confidence bound (its mean less
+        :attr:`lcb_z` standard errors of the values backed up through it)
+        is highest, as Leela Zero and KataGo choose. A move the prior kept
+        from most visits but whose every visit says it is better gets
+        played; one that is better only by the luck of a few visits does
+        not. The most visited move when ``lcb_z`` is 0, the root's score is
+        proven, the game looks decided (the root's value beyond
+        :data:`SATURATED`: there the score utility leads the visits, and a
+        mean lead from few visits is too noisy to overrule them), or nothing
+        else qualifies."""
+        best = root.best_edge()
+        if best < 0 or root.visits[best] <= 0 or self.lcb_z <= 0 \
+                or root.exact is not None or abs(root.value) >= SATURATED:
+            return best
+        n = root.visits
+        eligible = n >= max(self.lcb_min_share * n[best], 2.0)
+        if root.struck is not None:
+            eligible &= ~np.isin(root.moves, root.struck)
+        if np.count_nonzero(eligible) < 2:
+            return best
+        safe = np.maximum(n, 1.0)
+        mean = root.values / safe
+        spread = np.sqrt(np.maximum(root.squares / safe - mean * mean, 0.0) / safe)
+        return int(np.where(eligible, mean - self.lcb_z * spread, -np.inf).argmax())
 
     def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
         """Points of the most visited line starting with ``root``'s ``edge``."""

@@ -72,6 +72,12 @@ def win_value(score: float) -> float:
     return 1.0 if score > 0 else -1.0 if score < 0 else 0.0
 
 
+SATURATED = 0.5
+"""A node whose evaluator value is beyond this (a win rate beyond 75% or
+below 25%) looks decided: its moves are chosen by score utility as well, and
+the move played there is the most visited."""
+
+
 CAREFUL, TERMINAL = 1, 2
 """The bits of :attr:`SearchNode.flags`."""
 
