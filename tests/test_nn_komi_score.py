@@ -13,7 +13,7 @@ from imago.game import BLACK, WHITE, GameState, vertex_to_index
 from imago.nn.features import (BINARY_PLANES, DEFAULT_KOMI, KOMI_SCALE, PLANE_SETS, encode,
                                encode_batch, encode_into, komi_plane_value)
 from imago.search import PUCTSearch
-from imago.search.puct import Leaf, SearchNode
+from imago.search import Leaf, SearchNode
 
 
 def played(moves: list[tuple[int, str]], size: int = 9, komi: float = 7.5) -> GameState:

@@ -1,11 +1,13 @@
 """Tree search over positions: PUCT Monte Carlo tree search on board-free
-nodes (:mod:`.tree`, :mod:`.puct`; what a search reports: :mod:`.reports`),
+nodes (:mod:`.tree`, :mod:`.puct`; its root: :mod:`.rooting`; what it asks
+the evaluator: :mod:`.leaf`; what a search reports: :mod:`.reports`),
 random-playout evaluation (:mod:`.playouts`) and many searches sharing one
 evaluator's batches (:mod:`.pool`)."""
 
+from .leaf import Evaluator, Leaf, action_of, action_points
 from .playouts import PlayoutEvaluator
 from .pool import SearchJob, SearchPool, run_searches
-from .puct import Evaluator, Leaf, PUCTSearch, action_of, action_points
+from .puct import PUCTSearch
 from .reports import RootSummary, SearchResult
 from .tree import SearchNode
 

@@ -21,7 +21,8 @@ import numpy as np
 from imago.game import GameState
 from imago.nn.evaluator import Evaluation
 
-from .puct import Evaluator, PUCTSearch
+from .leaf import Evaluator
+from .puct import PUCTSearch
 from .tree import CLOSED, SearchNode, encode_priors
 
 _ORDER = itertools.count()

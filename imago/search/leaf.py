@@ -1,0 +1,62 @@
+"""What a search asks its evaluator: a :class:`Leaf`, a position a descent
+reached, and the :class:`Evaluator` protocol that answers a batch of them;
+moves as *actions*, indexes into ``size * size + 1`` (points row-major from
+the top-left, the pass last)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional, Protocol, Sequence
+
+import numpy as np
+
+from imago.game import to_index
+
+from .tree import SearchNode
+
+HISTORY = 8
+"""Positions in an evaluation's cache key (and the most any encoder sees)."""
+
+
+class Evaluator(Protocol):
+    """Gives priors and values for a batch of positions."""
+
+    def evaluate(self, leaves: Sequence) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@lru_cache(maxsize=None)
+def action_points(size: int) -> tuple:
+    """The board point of every action (None for the pass)."""
+    return tuple(to_index(a % size, a // size, size) for a in range(size * size)) + (None,)
+
+
+@lru_cache(maxsize=None)
+def point_actions(size: int) -> np.ndarray:
+    """The action of every internal board index (-1 off the board), for
+    turning a board's list of empty points into actions in one step."""
+    table = np.full((size + 2) ** 2, -1, dtype=np.intp)
+    for action, point in enumerate(action_points(size)[:-1]):
+        table[point] = action
+    return table
+
+
+def action_of(point: Optional[int], size: int) -> int:
+    """The action of a board point (None: the pass)."""
+    return size * size if point is None else int(point_actions(size)[point])
+
+
+class Leaf:
+    """A position a descent reached, waiting for the evaluator."""
+
+    __slots__ = ("board", "to_move", "passes", "recent", "node", "path", "key", "komi")
+
+    def __init__(self, board, to_move: int, passes: int, recent: list, node: SearchNode,
+                 path: list, key: int, komi: float = 7.5):
+        self.komi = komi  # the game's, for networks that take it as an input
+        self.board = board
+        self.to_move = to_move
+        self.passes = passes
+        self.recent = recent
+        self.node = node
+        self.path = path
+        self.key = key
