@@ -218,18 +218,20 @@ def test_imago_params_values_are_checked_and_reach_the_search():
            "batch_size 0": "batch_size must be at least 1, not 0",
            "resign_threshold 1.5": "resign_threshold must be at least 0 and at most 1, not 1.5",
            "resign_threshold -0.1": "resign_threshold must be at least 0 and at most 1, not -0.1",
+           "lcb_z -1": "lcb_z must be at least 0, not -1",
            "visits": "syntax error",
            "visits 1 2": "syntax error",
            "exploration 1": "unknown parameter"}
     lines = [(0, f"{i} imago-params {line}\n") for i, line in enumerate(bad)]
     lines += [(0, "imago-params c_puct 2\n"), (0, "imago-params batch_size 4\n"),
               (0, "imago-params fpu_reduction -0.5\n"), (0, "imago-params visits 1e1\n"),
-              (0, "genmove b\n")]
+              (0, "imago-params lcb_z 0\n"), (0, "genmove b\n")]
     text, engine = run(lines)
     answers = text.split("\n\n")
     assert answers[:len(bad)] == [f"?{i} {why}" for i, why in enumerate(bad.values())]
-    assert answers[len(bad):-2] == ["="] * 4 and answers[-2].startswith("= ")
+    assert answers[len(bad):-2] == ["="] * 5 and answers[-2].startswith("= ")
     assert engine.algorithm.visits == 10 and engine.algorithm.batch_size == 4
     search = engine.algorithm.search
     assert search.c_puct == 2.0 and search.fpu_reduction == -0.5 and search.batch_size in (1, 4)
+    assert search.lcb_z == 0
     assert engine.state.current.number == 1  # the genmove ran with them

@@ -37,6 +37,7 @@ PARAMS: dict[str, dict] = {
     "fpu_reduction": {},
     "batch_size": {"kind": int, "low": 1},
     "resign_threshold": {"low": 0, "high": 1},
+    "lcb_z": {"low": 0},
 }
 """The search parameters ``imago-params`` shows and sets, with the range
 each takes (as :func:`~imago.engine.algorithm.checked` reads it)."""
@@ -148,7 +149,7 @@ def param_holders(engine: GameEngine, name: str) -> list:
     """Where parameter ``name`` lives: the algorithm (``visits``,
     ``resign_threshold``, mcts's ``batch_size``, which it hands its search
     at every move) and the analysis search (``c_puct``, ``fpu_reduction``,
-    ``batch_size``), whichever have it; [] when neither does."""
+    ``batch_size``, ``lcb_z``), whichever have it; [] when neither does."""
     return [holder for holder in (engine.algorithm, engine.analysis_search())
             if hasattr(holder, name)]
 
