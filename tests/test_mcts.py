@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -380,6 +382,28 @@ def test_the_move_played_is_the_best_lower_confidence_bound():
     search.lcb_z = 0  # off: the most visited
     assert search.chosen_action(root) == 10
     assert [r.visits for r in search.results(root)] == [385, 56, 3]
+
+
+def test_the_reported_lcb_is_the_bound_the_move_choice_ranks():
+    search = PUCTSearch(CountingEvaluator())
+    search.size = 9
+    # the binomial bound of the win rates ranks the 385-visit move higher;
+    # the values backed up through the 40-visit one say it is the better
+    root = searched_root([(10, 385, 0.12, 0.9), (20, 40, 0.25, 0.1), (30, 20, 0.9, 0.05)])
+    played, most, few = search.results(root)
+    assert played.visits == 40 and most.visits == 385
+    assert played.winrate - 1.96 * math.sqrt(played.winrate * (1 - played.winrate) / 40) \
+        < most.winrate - 1.96 * math.sqrt(most.winrate * (1 - most.winrate) / 385)
+    assert played.lcb == pytest.approx((0.25 - 3 * 0.1 / math.sqrt(40) + 1) / 2)
+    assert most.lcb == pytest.approx((0.12 - 3 * 0.9 / math.sqrt(385) + 1) / 2)
+    assert played.lcb > most.lcb
+    # a move below a tenth of the visits is never chosen: its lcb is at most
+    # the binomial one, not its narrow bound from 20 alike values
+    assert few.lcb == pytest.approx(0.95 - 1.96 * math.sqrt(0.95 * 0.05 / 20))
+    assert few.lcb < (0.9 - 3 * 0.05 / math.sqrt(20) + 1) / 2
+    search.lcb_z = 0  # off: the binomial bound of the win rate, as before
+    assert search.results(root)[0].lcb == pytest.approx(
+        0.56 - 1.96 * math.sqrt(0.56 * 0.44 / 385))
 
 
 def test_a_better_mean_from_few_or_scattered_visits_is_not_played():

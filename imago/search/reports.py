@@ -90,6 +90,7 @@ class SearchReports:
         played = self.played_edge(root)
         if played >= 0:  # the move it plays first, as KataGo orders them
             order = [played] + [edge for edge in order if edge != played]
+        eligible, bounds = self._lower_bounds(root)
         out = []
         for edge in order[:limit]:
             n = root.visits[edge]
@@ -98,10 +99,13 @@ class SearchReports:
                 continue
             winrate = (root.values[edge] / n + 1) / 2
             spread = math.sqrt(max(winrate * (1 - winrate), 1e-6) / n)
+            lcb = winrate - 1.96 * spread
+            if self.lcb_z > 0 and n >= 2:  # the bound the move choice ranks
+                bound = (bounds[edge] + 1) / 2
+                lcb = bound if eligible[edge] else min(bound, lcb)
             pv, pv_visits = self.principal_line(root, int(edge), pv_length)
             out.append(SearchResult(self.point_of(action), int(round(n)), float(winrate),
-                                    float(priors[action]),
-                                    float(max(0.0, winrate - 1.96 * spread)), pv,
+                                    float(priors[action]), float(min(max(lcb, 0.0), 1.0)), pv,
                                     float(root.scores[edge] / n) if self.scored else None,
                                     pv_visits))
         return out
@@ -133,16 +137,28 @@ class SearchReports:
         if best < 0 or root.visits[best] <= 0 or self.lcb_z <= 0 \
                 or root.exact is not None or abs(root.value) >= SATURATED:
             return best
-        n = root.visits
-        eligible = n >= max(self.lcb_min_share * n[best], 2.0)
-        if root.struck is not None:
-            eligible &= ~np.isin(root.moves, root.struck)
+        eligible, bounds = self._lower_bounds(root)
         if np.count_nonzero(eligible) < 2:
             return best
+        return int(np.where(eligible, bounds, -np.inf).argmax())
+
+    def _lower_bounds(self, root: SearchNode) -> tuple[np.ndarray, np.ndarray]:
+        """Per edge of ``root``: whether the move may be chosen by its bound
+        (at least :attr:`lcb_min_share` of the most visited move's visits and
+        2, not struck out), and the bound itself, its mean value less
+        :attr:`lcb_z` standard errors of the values backed up through it.
+        :meth:`results` reports the same bound as ``lcb`` (as a win rate), as
+        KataGo's analysis does, so where the bound chooses, the move listed
+        first has the highest ``lcb`` of the eligible ones."""
+        n = root.visits
+        best = root.best_edge()
+        eligible = n >= max(self.lcb_min_share * (n[best] if best >= 0 else 0.0), 2.0)
+        if root.struck is not None:
+            eligible &= ~np.isin(root.moves, root.struck)
         safe = np.maximum(n, 1.0)
         mean = root.values / safe
         spread = np.sqrt(np.maximum(root.squares / safe - mean * mean, 0.0) / safe)
-        return int(np.where(eligible, mean - self.lcb_z * spread, -np.inf).argmax())
+        return eligible, mean - self.lcb_z * spread
 
     def principal_variation(self, root: SearchNode, edge: int, length: int = 10) -> list:
         """Points of the most visited line starting with ``root``'s ``edge``."""
