@@ -39,9 +39,14 @@ def test_a_failed_import_passes_everything_on(capfd):
     assert capfd.readouterr()[1] == "stderr is back\n"
 
 
-def test_loading_the_networks_prints_no_start_up_notices():
+@pytest.mark.parametrize("code", [
+    "import imago.nn.networks",
+    # a self-play worker sets the network's threads before anything else loads it
+    "from imago.nn.evaluator import set_network_threads; set_network_threads(1)",
+])
+def test_loading_the_networks_prints_no_start_up_notices(code):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TF_")}
-    done = subprocess.run([sys.executable, "-c", "import imago.nn.networks"], env=env,
+    done = subprocess.run([sys.executable, "-c", code], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "absl::InitializeLog" not in done.stderr and "oneDNN" not in done.stderr

@@ -81,6 +81,7 @@ def set_network_threads(threads: int) -> Optional[str]:
     backend = keras_backend()
     if backend != "tensorflow":
         return f"the network's threads are left to the {backend} back end"
+    from .backend import keras  # noqa: F401  (imports TensorFlow without its notices)
     import tensorflow as tf
 
     if tf.config.threading.get_intra_op_parallelism_threads() == threads:
