@@ -81,8 +81,9 @@ def set_network_threads(threads: int) -> Optional[str]:
     backend = keras_backend()
     if backend != "tensorflow":
         return f"the network's threads are left to the {backend} back end"
-    from .backend import keras  # noqa: F401  (imports TensorFlow without its notices)
-    import tensorflow as tf
+    from .backend import quietly
+
+    tf = quietly(lambda: __import__("tensorflow"))  # without its start-up notices
 
     if tf.config.threading.get_intra_op_parallelism_threads() == threads:
         return None
