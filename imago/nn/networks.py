@@ -1,5 +1,6 @@
 """Keras networks: a base class with create/train/save/load/evaluate and
-three architectures (dense, convolutional, residual).
+three architectures (dense, convolutional, residual; their layers are in
+:mod:`imago.nn.architectures`).
 
 Importing this module imports Keras (and TensorFlow, its default back end);
 nothing in imago imports it until a network is built, loaded or trained.
@@ -30,8 +31,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .backend import keras  # first: Keras without TensorFlow's start-up notices
-from keras import layers, ops  # after .backend: Keras is already imported, quietly
+from keras import layers  # after .backend: Keras is already imported, quietly
 
+from .architectures import SizedPooling, conv_model, dense_model, residual_model
 from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num_planes,
                        symmetry_tables)
 from .losses import (TargetTop1, masked_mse, masked_ownership_mse, masked_score_huber,
@@ -59,23 +61,6 @@ def padded_batch_size(n: int) -> int:
     while size < n:
         size = size * 3 // 2 if size & (size - 1) == 0 else size * 4 // 3
     return size
-
-
-# ------------------------------------------------------------------ layers
-@keras.saving.register_keras_serializable(package="imago")
-class SizedPooling(layers.Layer):
-    """Global pooling that knows the board's size: the mean of each channel,
-    the mean scaled by ``(width - 14) / 10`` and the max (as KataGo pools),
-    so one set of head weights can answer differently on 9x9 and 19x19."""
-
-    def call(self, x):
-        mean = ops.mean(x, axis=(1, 2))
-        width = ops.cast(ops.shape(x)[1], x.dtype)
-        return ops.concatenate([mean, mean * (width - 14.0) / 10.0,
-                                ops.max(x, axis=(1, 2))], axis=-1)
-
-    def compute_output_shape(self, input_shape):
-        return (input_shape[0], 3 * input_shape[-1])
 
 
 # ------------------------------------------------------------------ base class
@@ -533,15 +518,8 @@ class DenseNeuralNetwork(NeuralNetwork):
 
     def build_model(self, dtype: Optional[str] = None, folded: bool = False,
                     record: Optional[list] = None) -> keras.Model:
-        n, reg = self.board_size, self.regularizer()
-        units = int(self.params.get("units", 81))
-        x = inp = keras.Input((n, n, self.planes), name="planes")
-        x = layers.Dense(units, activation="relu", kernel_regularizer=reg)(x)
-        x = layers.Dense(units, activation="relu", kernel_regularizer=reg)(x)
-        x = layers.Flatten()(x)
-        policy = layers.Dense(n * n + 1, activation="softmax", kernel_regularizer=reg,
-                              name="policy")(x)
-        return keras.Model(inp, {"policy": policy}, name="dense")
+        return dense_model(self.board_size, self.planes, self.regularizer(),
+                           int(self.params.get("units", 81)))
 
 
 class ConvNeuralNetwork(NeuralNetwork):
@@ -552,16 +530,8 @@ class ConvNeuralNetwork(NeuralNetwork):
 
     def build_model(self, dtype: Optional[str] = None, folded: bool = False,
                     record: Optional[list] = None) -> keras.Model:
-        n, reg = self.board_size, self.regularizer()
-        filters = int(self.params.get("filters", 32))
-        x = inp = keras.Input((n, n, self.planes), name="planes")
-        for f in (filters, 2 * filters):
-            x = layers.Conv2D(f, 3, padding="same", activation="relu", kernel_regularizer=reg)(x)
-            x = layers.MaxPooling2D(2, padding="same")(x)
-        x = layers.Flatten()(x)
-        policy = layers.Dense(n * n + 1, activation="softmax", kernel_regularizer=reg,
-                              name="policy")(x)
-        return keras.Model(inp, {"policy": policy}, name="conv")
+        return conv_model(self.board_size, self.planes, self.regularizer(),
+                          int(self.params.get("filters", 32)))
 
 
 class ResidualNeuralNetwork(NeuralNetwork):
@@ -579,6 +549,7 @@ class ResidualNeuralNetwork(NeuralNetwork):
 
     ``pooling="sized"`` pools with :class:`SizedPooling` (mean, size-scaled
     mean, max) instead of a plain mean: the multi-size network's heads.
+    The layers are :func:`imago.nn.architectures.residual_model`'s.
     """
 
     architecture = "residual"
@@ -596,63 +567,8 @@ class ResidualNeuralNetwork(NeuralNetwork):
         :meth:`NeuralNetwork.inference_copy`); ``record`` collects the
         layers with weights in the order they are made, each convolution
         followed by its normalisation unless folded."""
-        reg = self.regularizer()
-        blocks = int(self.params.get("blocks", 6))
-        filters = int(self.params.get("filters", 64))
-        head = int(self.params.get("head_filters", 32))
-        pooling = self.params.get("pooling", "mean")
-        if pooling not in ("mean", "sized"):
-            raise ValueError(f"unknown pooling {pooling!r}; choose mean or sized")
-        last = None if dtype is None else "float32"  # the heads' answers keep full precision
-
-        def kept(layer):
-            if record is not None:
-                record.append(layer)
-            return layer
-
-        def conv_bn(x, f, k=3):
-            """A convolution and its batch normalisation (or the two folded)."""
-            x = kept(layers.Conv2D(f, k, padding="same", use_bias=folded,
-                                   kernel_regularizer=reg, dtype=dtype))(x)
-            if folded:
-                return x
-            return kept(layers.BatchNormalization(epsilon=1e-5, dtype=dtype))(x)
-
-        def relu(x):
-            return layers.ReLU(dtype=dtype)(x)
-
-        def pool(x):
-            return (SizedPooling(dtype=dtype)(x) if pooling == "sized"
-                    else layers.GlobalAveragePooling2D(dtype=dtype)(x))
-
-        inp = keras.Input((None, None, self.planes), name="planes")
-        x = relu(conv_bn(inp, filters))
-        for _ in range(blocks):
-            skip = x
-            y = relu(conv_bn(x, filters))
-            y = conv_bn(y, filters)
-            x = relu(layers.Add(dtype=dtype)([skip, y]))
-
-        p = relu(conv_bn(x, head, 1))
-        points = layers.Flatten(dtype=last)(
-            kept(layers.Conv2D(1, 1, kernel_regularizer=reg, dtype=last))(p))
-        pass_logit = kept(layers.Dense(1, kernel_regularizer=reg, dtype=last))(pool(p))
-        policy = layers.Softmax(name="policy", dtype=last)(
-            layers.Concatenate(dtype=last)([points, pass_logit]))
-
-        v = relu(conv_bn(x, head, 1))
-        v = pool(v)
-        v = kept(layers.Dense(64, activation="relu", kernel_regularizer=reg, dtype=dtype))(v)
-        value = kept(layers.Dense(1, activation="tanh", kernel_regularizer=reg, name="value",
-                                  dtype=last))(v)
-        outputs = {"policy": policy, "value": value}
-
-        o = kept(layers.Conv2D(1, 1, activation="tanh", kernel_regularizer=reg, dtype=last))(x)
-        outputs["ownership"] = layers.Flatten(name="ownership", dtype=last)(o)
-        if "score" in self.heads:
-            outputs["score"] = kept(layers.Dense(1, kernel_regularizer=reg, name="score",
-                                                 dtype=last))(v)
-        return keras.Model(inp, outputs, name=f"residual_{blocks}x{filters}")
+        return residual_model(self.planes, self.params, self.regularizer(),
+                              "score" in self.heads, dtype, folded, record)
 
 
 ARCHITECTURES: dict[str, type[NeuralNetwork]] = {
