@@ -14,7 +14,8 @@ from .counting import (Count, Rules, count, dead_stones, final_ownership, lost_f
 from .display import format_board
 from .handicap import fixed_handicap_points, free_handicap_points, max_fixed_handicap
 from .scoring import area_counts, area_owners, area_score, format_result
-from .tree import GameMove, GameState
+from .state import GameState
+from .tree import GameMove
 
 __all__ = [
     "BLACK", "WHITE", "EMPTY", "EDGE", "opponent", "parse_color", "color_letter",

@@ -26,7 +26,7 @@ import tempfile
 from typing import Optional
 
 from imago.game.coords import MAX_SIZE
-from imago.game.tree import settings_problem
+from imago.game.state import settings_problem
 
 from .client import EngineDied, GTPClient, GTPError, GTPMalformed, GTPTimeout
 from .tool import Match, MatchSettings, Referee, report

@@ -30,7 +30,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 from imago.game import GameState, count
-from imago.game.tree import settings_problem
+from imago.game.state import settings_problem
 from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
 

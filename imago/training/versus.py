@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
-from imago.game.tree import settings_problem
+from imago.game.state import settings_problem
 from imago.match.arena import ArenaSettings, play_arena
 
 from .data import write_json

@@ -1,0 +1,188 @@
+"""The game being played: :class:`GameState`, the cursor over a game tree of
+:class:`~imago.game.tree.GameMove` nodes, with komi, handicap and the
+score, and :func:`settings_problem`, what makes a board size and komi
+unplayable."""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Optional
+
+from .board import GameBoard
+from .constants import WHITE
+from .coords import MAX_SIZE, from_index, to_index
+from .counting import Rules
+from .handicap import fixed_handicap_points, free_handicap_points
+from .scoring import area_score, format_result
+from .tree import GameMove
+
+
+def settings_problem(size: int, komi: float) -> Optional[str]:
+    """Why a game of ``size``x``size`` with ``komi`` makes no sense (a size
+    off the coordinates, a komi that is no number or beyond the board's
+    points), or None. For the command lines that set up games."""
+    if not 2 <= size <= MAX_SIZE:
+        return f"size must be 2 to {MAX_SIZE}, not {size}"
+    if not (math.isfinite(komi) and abs(komi) <= size * size):
+        return (f"komi must be a number from -{size * size} to {size * size} on "
+                f"{size}x{size}, not {komi:g}")
+    return None
+
+
+
+class GameState:
+    """A game being played: the tree, the current node, komi and handicap.
+
+    ``play`` accepts any colour order (GTP may repeat a colour); ``undo``
+    goes back to the parent and forgets the move; ``back``/``forward``/
+    ``goto`` navigate without forgetting.
+    """
+
+    def __init__(self, size: int = 19, komi: float = 7.5):
+        self.size = size
+        self.komi = komi
+        self.handicap = 0
+        self.root = GameMove.new_root(size)
+        self.current = self.root
+
+    # ------------------------------------------------------------ views
+    @property
+    def board(self) -> GameBoard:
+        """The position at the current node."""
+        return self.current.board
+
+    @property
+    def to_move(self) -> int:
+        """The colour whose turn it is."""
+        return self.current.to_move
+
+    @property
+    def last_move(self) -> Optional[GameMove]:
+        """The current node if a move was played there, else None."""
+        return self.current if self.current.is_move else None
+
+    def history(self) -> list[GameMove]:
+        """The nodes with moves from the root to the current node."""
+        return [n for n in self.current.path_from_root() if n.is_move]
+
+    def consecutive_passes(self) -> int:
+        """How many passes in a row end the game so far."""
+        count = 0
+        node: Optional[GameMove] = self.current
+        while node is not None and node.is_move and node.is_pass:
+            count += 1
+            node = node.parent
+        return count
+
+    @property
+    def is_over(self) -> bool:
+        """True after two passes in a row."""
+        return self.consecutive_passes() >= 2
+
+    def point(self, col: int, row: int) -> int:
+        """Internal index of ``(col, row)`` on this game's board."""
+        return to_index(col, row, self.size)
+
+    # ------------------------------------------------------------ changes
+    def clear(self, size: Optional[int] = None) -> None:
+        """Start again on an empty board (optionally of a new size)."""
+        if size is not None:
+            GameBoard(size)  # validates
+            self.size = size
+        self.handicap = 0
+        self.root = GameMove.new_root(self.size)
+        self.current = self.root
+
+    def play(self, color: int, point: Optional[int]) -> GameMove:
+        """Play ``color`` at ``point`` (None: pass) from the current node.
+
+        Raises :class:`IllegalMoveError` (the game is unchanged)."""
+        self.current = self.current.play(color, point)
+        return self.current
+
+    def undo(self) -> None:
+        """Take back the last node and forget it. Raises ValueError at the
+        root or when only the handicap stones are left."""
+        node = self.current
+        if node.parent is None:
+            raise ValueError("cannot undo")
+        parent = node.parent
+        parent.remove_child(node)
+        self.current = parent
+
+    def back(self) -> bool:
+        """Go to the parent node (keeping the tree); False at the root."""
+        if self.current.parent is None:
+            return False
+        self.current = self.current.parent
+        return True
+
+    def forward(self, variation: int = 0) -> bool:
+        """Go to a child (``variation`` 0 is the main line); False if none."""
+        if variation >= len(self.current.children):
+            return False
+        self.current = self.current.children[variation]
+        return True
+
+    def goto(self, node: GameMove) -> None:
+        """Make ``node`` (a node of this tree) the current one."""
+        self.current = node
+
+    # ------------------------------------------------------------ handicap
+    def _check_empty_start(self) -> None:
+        if self.current is not self.root or not self.root.board.is_empty_board() \
+                or self.root.children:
+            raise ValueError("board not empty")
+
+    def _place_handicap(self, points: list[int]) -> None:
+        self.root.add_setup(black=points)
+        self.root.to_move = WHITE
+        self.handicap = len(points)
+        self.root.properties["HA"] = [str(len(points))]
+
+    def set_fixed_handicap(self, stones: int) -> list[int]:
+        """Place a fixed handicap (GTP spec placement) on the empty board;
+        returns the points. Raises ValueError if not allowed."""
+        self._check_empty_start()
+        points = [self.point(c, r) for c, r in fixed_handicap_points(self.size, stones)]
+        self._place_handicap(points)
+        return points
+
+    def place_free_handicap(self, stones: int) -> list[int]:
+        """Choose and place ``stones`` free handicap stones; returns them."""
+        self._check_empty_start()
+        points = [self.point(c, r) for c, r in free_handicap_points(self.size, stones)]
+        self._place_handicap(points)
+        return points
+
+    def set_free_handicap(self, points: list[int]) -> None:
+        """Place handicap stones where the caller says. Raises ValueError for
+        fewer than 2, repeated points, or a full board."""
+        self._check_empty_start()
+        if len(points) < 2 or len(points) >= self.size * self.size:
+            raise ValueError("invalid number of stones")
+        if len(set(points)) != len(points):
+            raise ValueError("repeated vertex")
+        self._place_handicap(list(points))
+
+    # ------------------------------------------------------------ scoring
+    @property
+    def rules(self) -> Rules:
+        """The rules of the game: its komi, area scoring, positional superko,
+        no suicide (what :func:`imago.game.count` counts by)."""
+        return Rules(self.komi)
+
+    def score(self, dead: Iterable[int] = ()) -> float:
+        """Area score from Black's side, komi included, dead stones removed."""
+        return area_score(self.board, self.komi, dead)
+
+    def result(self, dead: Iterable[int] = ()) -> str:
+        """The result string: ``B+3.5``, ``W+0.5`` or ``0``."""
+        return format_result(self.score(dead))
+
+    def colrow(self, point: int) -> tuple[int, int]:
+        """``(col, row)`` of an internal index on this game's board."""
+        return from_index(point, self.size)
+
+
+__all__ = ["GameState", "settings_problem"]
