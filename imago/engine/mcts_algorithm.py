@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import gc
 import logging
-import math
-import random
 import threading
 import time
 from typing import Any, Optional
 
 import numpy as np
 
-from imago.game import Count, GameState, count, lost_for_good, wins_whatever_unsettled
+from imago.game import GameState, lost_for_good, wins_whatever_unsettled
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.reports import LCB_Z
-from imago.search.tactics import alive_in_atari, open_points, seki_survivors
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
+from .ending import MIN_PASS_VISITS, GameEnding
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +35,6 @@ tests passed 230 of 468 at 200 visits, 236 at 400, 248 at 800 and at 1,600
 (``python -m imago.bench regress``)."""
 
 NO_MODEL = ("", "none", "playouts")
-_ANY_START = random.Random(0)
 SETTLED = 0.6
 """A string's fate is clear when its ownership is beyond this (either way)."""
 MIN_NETWORK_SIZE = SMALL_BOARD
@@ -64,24 +61,6 @@ proved stays in its table)."""
 EXACT_SHARE = 0.8
 """The share of a move's time the exact solver may take; the search gets
 what is left if the solver runs out of it."""
-PASS_WINRATE = 0.02
-"""A searched pass is as good as the best board move when its win rate is
-within this of the move's (and its lead within ``pass_margin`` points)."""
-OVER_WINRATE = 0.1
-"""When the count calls the game over, a board move is played instead of
-the pass only if the search finds it wins this much more often (beyond
-the noise of the visits' means)."""
-MIN_PASS_VISITS = 8
-"""Visits the pass needs before its lead is compared with the best move's."""
-
-
-def progress(state: GameState) -> int:
-    """How far the game is: the moves played, or the stones on the board
-    when more (a position set up, a game loaded half-way)."""
-    board = state.board
-    return max(state.current.number, board.size * board.size - len(board.empties))
-
-
 def flag(value: Any) -> bool:
     """A yes/no option, as Python or as command-line text."""
     return value.lower() in ("1", "true", "yes") if isinstance(value, str) else bool(value)
@@ -138,7 +117,7 @@ class SizedEvaluators:
             not isinstance(self.for_size(size), PlayoutEvaluator)
 
 
-class MCTSAlgorithm(DecisionAlgorithm):
+class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
     """PUCT tree search. Options (all settable from the command line):
 
     - ``model``: network file (``default``: the shipped network of the
@@ -424,154 +403,8 @@ class MCTSAlgorithm(DecisionAlgorithm):
         return None if own is None else ownership_cells(state.board, own, state.to_move)
 
     @staticmethod
-    def judge(state: GameState) -> Count:
-        """The count of the position as final (:func:`imago.game.count`),
-        except that strings it counts dead which nobody can capture (their
-        every liberty a seki's, see :func:`seki_survivors`) stand alive:
-        random playouts fill a seki's shared liberties and kill it."""
-        board = state.board
-        judged = count(board, state.rules, state.to_move)
-        alive = seki_survivors(board, judged.dead)
-        if alive:
-            judged = count(board, state.rules, state.to_move, ownership=judged.ownership,
-                           dead=[p for p in judged.dead if p not in alive])
-        return judged
-
-    @staticmethod
     def _search_alone(state: GameState) -> bool:
         """Whether the search alone chooses every move, pass included (see
         :data:`MIN_NETWORK_SIZE`): no count shortcuts, no resignation."""
         return state.size < MIN_NETWORK_SIZE
 
-    @staticmethod
-    def _may_pass(state: GameState) -> bool:
-        """Whether passing is worth considering at all: after the opponent
-        passed, or once a third of the board's points have been played or
-        stand on it (a position set up or loaded); no position is settled
-        before that, and the count costs playouts."""
-        last = state.last_move
-        if last is not None and last.is_pass:
-            return True
-        return progress(state) >= state.size * state.size // 3
-
-    @staticmethod
-    def _has_board_move(state: GameState, color: int) -> bool:
-        """Whether ``color`` has a legal move that does not fill its own eye
-        (without one it passes: filling its own eyes would kill its groups).
-        The playouts' move picker answers exactly that; where it starts its
-        scan does not matter here."""
-        return state.board.random_move(color, _ANY_START) is not None
-
-    def _best_board_move(self, root: SearchNode) -> Optional[int]:
-        """The most visited move other than pass (pass if none was searched)."""
-        edge = self._best_board_edge(root)
-        return None if edge < 0 else self.search.point_of(int(root.moves[edge]))
-
-    @staticmethod
-    def _game_is_over(state: GameState, judged: Count, color: int) -> bool:
-        """Whether a settled count leaves nothing to play for: every border
-        closed (the points no colour surrounds are all dame or seki
-        liberties), no string but dead ones in atari, and a margin larger
-        than the dame, so that filling them all cannot change the winner.
-        By area, a move anywhere else changes nothing: winning, ``color``
-        passes; losing, it passes as well, and resigns if the opponent
-        passes back (playing on would fill its own eyes)."""
-        board = state.board
-        dame = open_points(board, judged.dead)
-        if dame is None or alive_in_atari(board, judged.dead):
-            return False
-        return abs(judged.score) > dame
-
-    def _board_move_gain(self, root: SearchNode) -> Optional[tuple[float, float, float]]:
-        """What the search's best board move gains over its pass, ``(value,
-        score lead, noise)`` from their mean results (values are 2 x win
-        rate - 1; noise is the value gain's standard error at most, values
-        spreading over [-1, 1]: ``sqrt(1 / n_move + 1 / n_pass)``); None
-        while the pass is not searched enough (or either is missing)."""
-        pass_edge = root.edge(self.search.size ** 2)
-        best = self._best_board_edge(root)
-        if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
-            return None
-        n_pass, n_best = root.visits[pass_edge], root.visits[best]
-        return (root.values[best] / n_best - root.values[pass_edge] / n_pass,
-                root.scores[best] / n_best - root.scores[pass_edge] / n_pass,
-                math.sqrt(1.0 / n_best + 1.0 / n_pass))
-
-    def _board_move_wins_more(self, root: SearchNode) -> bool:
-        """Whether the search's best board move wins more often than its pass
-        by over :data:`OVER_WINRATE`, beyond the noise of their few visits.
-        A count can call a game over that is not: the playouts settle a
-        capturing race at random."""
-        gain = self._board_move_gain(root)
-        return gain is not None and gain[0] - gain[2] > 2 * OVER_WINRATE
-
-    def _pass_is_as_good(self, root: SearchNode) -> bool:
-        """Whether the search's pass (searched enough) is as good as its
-        best board move: a win rate within :data:`PASS_WINRATE` and a score
-        lead within ``pass_margin`` points (never without a score: then only
-        :meth:`_game_is_over` passes before the opponent does)."""
-        gain = self._board_move_gain(root)
-        return gain is not None and gain[0] <= 2 * PASS_WINRATE and self.search.scored \
-            and gain[1] <= self.pass_margin
-
-    def _best_board_edge(self, root: SearchNode) -> int:
-        """The edge of the most visited move other than pass (-1: none)."""
-        pass_action = self.search.size ** 2
-        best, best_visits = -1, 0.0
-        for edge, (action, n) in enumerate(zip(root.moves.tolist(), root.visits.tolist())):
-            if action != pass_action and n > best_visits:
-                best, best_visits = edge, n
-        return best
-
-    def _resign_off(self) -> bool:
-        """Whether resigning is off by option."""
-        return self.no_resign or self.resign_threshold <= 0
-
-    def _never_resigns(self, state: GameState) -> bool:
-        """Whether resigning is off (by option) or too early in the game:
-        the moves played, or the stones on the board for a position set up
-        (a problem, a game loaded half-way), short of :meth:`resign_from`."""
-        if self._resign_off():
-            return True
-        return progress(state) < self.resign_from(state)
-
-    @staticmethod
-    def resign_from(state: GameState) -> int:
-        """How far (:func:`progress`) a game must be before it may resign:
-        an eighth of the board's points into an even game (10 on 9x9, 45 on
-        19x19), a quarter plus two moves a stone into a handicap game, where
-        the side giving it starts far behind (the network sees no
-        handicap)."""
-        points = state.size * state.size
-        if state.handicap:
-            return points // 4 + 2 * state.handicap
-        return max(state.size, points // 8)
-
-    @staticmethod
-    def close_margin(size: int) -> float:
-        """A score lead (points) this close to even is no reason to resign:
-        3 on 9x9, 12 on 19x19."""
-        return max(3.0, size * size / 30)
-
-    def _close(self, state: GameState, lead: Optional[float], judged: Optional[Count],
-               color: int) -> bool:
-        """Whether the game is too close to resign: the search's lead, or
-        the count (dead stones removed) with its dame, within reach."""
-        if lead is not None and lead > -self.close_margin(state.size):
-            return True
-        if judged is not None:
-            margin = judged.score if color == 1 else -judged.score
-            return margin > -max(float(judged.neutral), self.close_margin(state.size) / 2)
-        return False
-
-    def _should_resign(self, state: GameState, winrate: float, lead: Optional[float] = None,
-                       judged: Optional[Count] = None, color: int = 1) -> bool:
-        """Resign after ``resign_moves`` searches in a row whose best move
-        wins less than ``resign_threshold``, unless too early or close."""
-        if self._never_resigns(state):
-            return False
-        if winrate < self.resign_threshold and not self._close(state, lead, judged, color):
-            self.low_winrate_streak += 1
-        else:
-            self.low_winrate_streak = 0
-        return self.low_winrate_streak >= self.resign_moves
