@@ -87,10 +87,10 @@ class SearchReports:
             return []
         priors, moves = root.choice_priors(), root.moves
         order = np.lexsort((priors[moves], root.visits))[::-1]
-        played = self.played_edge(root)
+        eligible, bounds = self._lower_bounds(root)
+        played = self.played_edge(root, (eligible, bounds))
         if played >= 0:  # the move it plays first, as KataGo orders them
             order = [played] + [edge for edge in order if edge != played]
-        eligible, bounds = self._lower_bounds(root)
         out = []
         for edge in order[:limit]:
             n = root.visits[edge]
@@ -120,7 +120,8 @@ class SearchReports:
             return root.best_action()
         return int(root.moves[edge])
 
-    def played_edge(self, root: SearchNode) -> int:
+    def played_edge(self, root: SearchNode,
+                    bounds: Optional[tuple[np.ndarray, np.ndarray]] = None) -> int:
         """The edge of the move a finished search of ``root`` plays: of the
         moves with at least :attr:`lcb_min_share` of the most visited one's
         visits, the one whose value's lower confidence bound (its mean less
@@ -132,15 +133,16 @@ class SearchReports:
         proven, the game looks decided (the root's value beyond
         :data:`SATURATED`: there the score utility leads the visits, and a
         mean lead from few visits is too noisy to overrule them), or nothing
-        else qualifies."""
+        else qualifies. ``bounds``: :meth:`_lower_bounds`'s answer for
+        ``root``, where the caller has it already."""
         best = root.best_edge()
         if best < 0 or root.visits[best] <= 0 or self.lcb_z <= 0 \
                 or root.exact is not None or abs(root.value) >= SATURATED:
             return best
-        eligible, bounds = self._lower_bounds(root)
+        eligible, values = bounds if bounds is not None else self._lower_bounds(root)
         if np.count_nonzero(eligible) < 2:
             return best
-        return int(np.where(eligible, bounds, -np.inf).argmax())
+        return int(np.where(eligible, values, -np.inf).argmax())
 
     def _lower_bounds(self, root: SearchNode) -> tuple[np.ndarray, np.ndarray]:
         """Per edge of ``root``: whether the move may be chosen by its bound
