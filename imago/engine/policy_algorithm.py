@@ -35,8 +35,7 @@ from .algorithm import DecisionAlgorithm, checked
 class PolicyAlgorithm(DecisionAlgorithm):
     """The network's best legal move. Options: ``model`` (path of a
     ``.keras`` model; default the shipped network of the board size,
-    ``models/residual5.keras`` on 5x5, ``models/soup9.keras`` on 9x9 and
-    ``models/soup.keras`` on every other size),
+    :func:`imago.nn.evaluator.shipped_model`),
     ``temperature`` (0: best move; > 0: sample from ``p ** (1/T)``),
     ``seed`` (for sampling)."""
 
