@@ -35,6 +35,7 @@ def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, cap
     state = json.loads((run / "state.json").read_text())
     assert (state["iteration"], state["stage"]) == (1, "selfplay")
     assert [h["games"] for h in state["history"]] == [2]
+    assert state["last_selfplay"]["policy_surprise"] >= 0  # what the full searches teach
     assert (run / "candidates" / "cand-0001.keras").exists()
     assert (run / "elo.txt").exists() and "gen-0000" in (run / "elo.txt").read_text()
     assert len(list((run / "sgf" / "gen-0000").glob("*.sgf"))) == 4
@@ -44,7 +45,8 @@ def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, cap
     assert state["iteration"] == 2 and len(state["history"]) == 2
     buffer = ReplayBuffer(run / "replay")
     assert buffer.games(9, 0) == 4 and buffer.games(9, 1) == 4
-    assert "resuming" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "resuming" in err and "policy surprise" in err
 
 
 def test_a_cut_gate_plays_only_the_games_it_misses(tmp_path, tiny_model):

@@ -9,7 +9,7 @@ import pytest
 from imago.game import BLACK, WHITE
 from imago.sgf import dumps, loads
 from imago.training.replay import ReplayBuffer
-from imago.training.search_play import SelfPlaySettings, play_games
+from imago.training.search_play import SelfPlaySettings, play_games, policy_surprise
 
 from selfplay_fakes import FakeEvaluator
 
@@ -91,3 +91,23 @@ def test_policy_targets_are_pruned_unless_told_not_to():
         assert np.all(ratio_p <= ratio_v + 1e-6)
         dropped += int(((v > 0) & (p == 0)).sum())
     assert dropped > 0
+
+
+def test_each_full_search_measures_its_policy_surprise():
+    """One figure per full search: the KL divergence of its policy target
+    from the root's priors before the noise, never negative; a target that
+    repeats the priors surprises by nothing."""
+    played = list(play_games(FakeEvaluator(), settings(dirichlet_alpha=0.3), 3, seed=4))
+    for game in played:
+        assert len(game.surprises) == int(game.record.full.sum()) > 0
+        assert all(np.isfinite(s) and s >= -1e-9 for s in game.surprises)
+    assert any(s > 0.01 for game in played for s in game.surprises)
+
+
+def test_a_target_equal_to_the_priors_has_no_surprise():
+    class Search:
+        noiseless_priors = np.array([0.5, 0.25, 0.25, 0.0])
+
+    assert policy_surprise(Search.noiseless_priors.copy(), Search(), None) == pytest.approx(0.0)
+    sharper = np.array([1.0, 0.0, 0.0, 0.0])
+    assert policy_surprise(sharper, Search(), None) == pytest.approx(np.log(2))

@@ -330,7 +330,8 @@ def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str],
             f"threshold {old:.2f} -> {state['resign_value']:.2f}")
     state["last_selfplay"] = {"games": summary.games, "games_per_hour": summary.games_per_hour,
                               "mean_batch": summary.mean_batch,
-                              "false_resignation_rate": rate}
+                              "false_resignation_rate": rate,
+                              "policy_surprise": summary.policy_surprise}
 
 
 def _train(run: RunFolder, config: RLConfig, state: dict, log: Log,

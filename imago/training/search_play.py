@@ -29,6 +29,10 @@ Each finished game is a :class:`~imago.training.replay.GameRecord` (the
 0/1 input planes, without a komi plane, which the replay buffer rebuilds
 from the game's komi; visit distributions, searched values, outcome, final ownership and score)
 and can be written as SGF with the visits of each full search in a comment.
+Each full search also measures its *policy surprise*: the Kullback-Leibler
+divergence of its policy target from the network's priors at the root (before
+the noise), in nats: how much the searches have to teach the network (0: they
+only repeat it).
 """
 
 from __future__ import annotations
@@ -124,6 +128,8 @@ class PlayedGame:
     result: str
     would_resign: Optional[int] = None
     """In a game that could not resign: the side that would have resigned."""
+    surprises: list[float] = field(default_factory=list)
+    """The policy surprise of each full search (see the module's text)."""
 
     @property
     def false_resignation(self) -> bool:
@@ -143,6 +149,7 @@ class _Game:
     policy: list = field(default_factory=list)
     full: list = field(default_factory=list)
     searched: list = field(default_factory=list)
+    surprises: list = field(default_factory=list)
     low: dict = field(default_factory=lambda: {BLACK: 0, WHITE: 0})
     would_resign: Optional[int] = None
     job: Optional[SearchJob] = None
@@ -227,7 +234,9 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     game.searched.append(value)
     if full:
         target = search.policy_target() if settings.prune_targets else visits
-        game.policy.append((target / target.sum()).astype(np.float32))
+        target = target / target.sum()
+        game.policy.append(target.astype(np.float32))
+        game.surprises.append(policy_surprise(target, search, root))
     else:
         game.policy.append(np.zeros_like(visits))
     action = choose_action(root, search, state.current.number < settings.sample_moves, rng)
@@ -242,6 +251,16 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     ended = play_action(state, search, action, settings.max_moves)
     state.current.properties["C"] = [_comment(search, visits, value, full)]
     return ended
+
+
+def policy_surprise(target: np.ndarray, search: PUCTSearch, root) -> float:
+    """KL(target || priors) in nats, with the root's priors before any
+    noise: what a full search adds to the network's policy."""
+    priors = search.noiseless_priors
+    if priors is None:
+        priors = root.choice_priors()
+    on = target > 0
+    return float(np.sum(target[on] * (np.log(target[on]) - np.log(np.maximum(priors[on], 1e-6)))))
 
 
 def _comment(search: PUCTSearch, visits: np.ndarray, value: float, full: bool) -> str:
@@ -274,7 +293,8 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
         searched=np.asarray(game.searched, np.float32), winner=winner,
         score=float(judged.score), ownership=ownership, resigned=ended == "resigned",
         plane_set=plane_set, name=name)
-    return PlayedGame(record, state, result, game.would_resign)
+    return PlayedGame(record, state, result, game.would_resign, game.surprises)
 
 
-__all__ = ["SelfPlaySettings", "PlayedGame", "play_games", "komi_spread_problem"]
+__all__ = ["SelfPlaySettings", "PlayedGame", "play_games", "komi_spread_problem",
+           "policy_surprise"]

@@ -61,7 +61,8 @@ class ChunkTask:
 class ChunkResult:
     """What a worker played: records, SGF texts, resignation checks
     (``(would_resign, winner)`` per game that could not resign), the network
-    batch sizes, seconds, and where it ran."""
+    batch sizes, seconds, where it ran, and the policy surprise of each full
+    search."""
 
     name: str
     records: list[GameRecord]
@@ -70,6 +71,7 @@ class ChunkResult:
     batches: list[int]
     seconds: float
     worker: str
+    surprises: list[float] = field(default_factory=list)
 
 
 _NETWORKS: dict[str, object] = {}
@@ -83,7 +85,7 @@ def play_chunk(task: ChunkTask) -> ChunkResult:
 
     evaluator = _evaluator(task)
     start = time.perf_counter()
-    records, texts, checks, batches = [], [], [], []
+    records, texts, checks, batches, surprises = [], [], [], [], []
     for played in play_games(evaluator, task.settings, task.games, task.seed, task.name,
                              batches):
         records.append(played.record)
@@ -92,8 +94,10 @@ def play_chunk(task: ChunkTask) -> ChunkResult:
         texts.append(dumps(played.state))
         if played.would_resign is not None:
             checks.append((played.would_resign, played.record.winner))
+        surprises.extend(played.surprises)
     return ChunkResult(task.name, records, texts, checks, batches,
-                       time.perf_counter() - start, f"{os.uname().nodename}:{os.getpid()}")
+                       time.perf_counter() - start, f"{os.uname().nodename}:{os.getpid()}",
+                       surprises)
 
 
 def _evaluator(task: ChunkTask):
@@ -138,6 +142,7 @@ class SelfPlaySummary:
     workers: set = field(default_factory=set)
     lost_chunks: int = 0
     already: int = 0
+    surprises: list[float] = field(default_factory=list)
 
     @property
     def games_per_hour(self) -> float:
@@ -151,14 +156,22 @@ class SelfPlaySummary:
     def false_resignation_rate(self) -> Optional[float]:
         return self.false_resignations / self.checked if self.checked else None
 
+    @property
+    def policy_surprise(self) -> Optional[float]:
+        """The mean KL divergence (nats) of the full searches' policy
+        targets from the network's priors; None without full searches."""
+        return statistics.mean(self.surprises) if self.surprises else None
+
     def line(self) -> str:
         rate = self.false_resignation_rate
         checked = (f", false resignations {self.false_resignations}/{self.checked}"
                    if rate is not None else "")
+        surprise = self.policy_surprise
+        taught = f", policy surprise {surprise:.3f}" if surprise is not None else ""
         moves = self.positions / self.games if self.games else 0
         return (f"{self.games} games in {self.seconds:.0f} s ({self.games_per_hour:.0f} games/h, "
                 f"{moves:.0f} moves a game, network batch {self.mean_batch:.0f}, "
-                f"{len(self.workers)} workers), {self.resigned} resigned{checked}")
+                f"{len(self.workers)} workers), {self.resigned} resigned{checked}{taught}")
 
 
 def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: int,
@@ -256,6 +269,7 @@ def _store(result: ChunkResult, buffer: ReplayBuffer, sgf_folder: Path, generati
     summary.checked += len(result.checks)
     summary.false_resignations += sum(would == winner for would, winner in result.checks)
     summary.batches.extend(result.batches)
+    summary.surprises.extend(result.surprises)
     summary.workers.add(result.worker)
 
 
