@@ -31,8 +31,9 @@ from the game's komi; visit distributions, searched values, outcome, final owner
 and can be written as SGF with the visits of each full search in a comment.
 Each full search also measures its *policy surprise*: the Kullback-Leibler
 divergence of its policy target from the network's priors at the root (before
-the noise), in nats: how much the searches have to teach the network (0: they
-only repeat it).
+the noise), in nats: how far the searches' choices are from the network's (0:
+they only repeat it; part of it is the searches' own randomness, which no
+network learns).
 """
 
 from __future__ import annotations
