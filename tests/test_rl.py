@@ -35,7 +35,7 @@ def test_every_stage_runs_and_a_second_command_goes_on(tmp_path, tiny_model, cap
     state = json.loads((run / "state.json").read_text())
     assert (state["iteration"], state["stage"]) == (1, "selfplay")
     assert [h["games"] for h in state["history"]] == [2]
-    assert state["last_selfplay"]["policy_surprise"] >= 0  # what the full searches teach
+    assert state["last_selfplay"]["policy_surprise"] >= 0  # full searches' distance from the priors
     assert (run / "candidates" / "cand-0001.keras").exists()
     assert (run / "elo.txt").exists() and "gen-0000" in (run / "elo.txt").read_text()
     assert len(list((run / "sgf" / "gen-0000").glob("*.sgf"))) == 4

@@ -108,6 +108,6 @@ def test_a_target_equal_to_the_priors_has_no_surprise():
     class Search:
         noiseless_priors = np.array([0.5, 0.25, 0.25, 0.0])
 
-    assert policy_surprise(Search.noiseless_priors.copy(), Search(), None) == pytest.approx(0.0)
+    assert policy_surprise(Search.noiseless_priors.copy(), Search()) == pytest.approx(0.0)
     sharper = np.array([1.0, 0.0, 0.0, 0.0])
-    assert policy_surprise(sharper, Search(), None) == pytest.approx(np.log(2))
+    assert policy_surprise(sharper, Search()) == pytest.approx(np.log(2))

@@ -237,7 +237,7 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
         target = search.policy_target() if settings.prune_targets else visits
         target = target / target.sum()
         game.policy.append(target.astype(np.float32))
-        game.surprises.append(policy_surprise(target, search, root))
+        game.surprises.append(policy_surprise(target, search))
     else:
         game.policy.append(np.zeros_like(visits))
     action = choose_action(root, search, state.current.number < settings.sample_moves, rng)
@@ -254,12 +254,12 @@ def _move(game: _Game, settings: SelfPlaySettings, rng: np.random.Generator,
     return ended
 
 
-def policy_surprise(target: np.ndarray, search: PUCTSearch, root) -> float:
-    """KL(target || priors) in nats, with the root's priors before any
-    noise: what a full search adds to the network's policy."""
+def policy_surprise(target: np.ndarray, search: PUCTSearch) -> float:
+    """KL(target || priors) in nats, with the search root's priors before
+    any noise: how far a full search's policy target is from the network's."""
     priors = search.noiseless_priors
     if priors is None:
-        priors = root.choice_priors()
+        priors = search.root.choice_priors()
     on = target > 0
     return float(np.sum(target[on] * (np.log(target[on]) - np.log(np.maximum(priors[on], 1e-6)))))
 
