@@ -95,8 +95,8 @@ def test_policy_targets_are_pruned_unless_told_not_to():
 
 def test_each_full_search_measures_its_policy_surprise():
     """One figure per full search: the KL divergence of its policy target
-    from the root's priors before the noise, never negative; a target that
-    repeats the priors surprises by nothing."""
+    from the root's priors before the noise, never negative, and not 0
+    everywhere (the searches do differ from the network)."""
     played = list(play_games(FakeEvaluator(), settings(dirichlet_alpha=0.3), 3, seed=4))
     for game in played:
         assert len(game.surprises) == int(game.record.full.sum()) > 0
