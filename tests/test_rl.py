@@ -4,6 +4,7 @@ nothing, a cut gate plays only the games it misses."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -358,6 +359,62 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
     assert not any("games to play" in line for line in lines)
     assert len(RatingLog(run.root).results()) == 1
     assert RLConfig(start_games=-1).problems() == ["--start-games must be 0 or more, not -1"]
+
+
+def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model,
+                                                          monkeypatch):
+    """Each generation plays the anchor games it lacks of --rate-games (its
+    logged games count): a run resumed with a larger figure tops the
+    generations rated before up to it, numbering the new SGF files on."""
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+    from imago.training import rl
+    from imago.training.rating import RatingLog
+    from imago.training.rl import RLConfig, start_run
+
+    played = []
+
+    class FakeMatch:  # wins the odd games of the match, loses the even ones
+        def __init__(self, settings, referee):
+            self.settings = settings
+            name = settings.names[0]
+            self.stats = [EngineStats(name), EngineStats(settings.names[1])]
+
+        def play(self, out=print):
+            s = self.settings
+            played.append((s.names[0], s.games, s.first_sgf))
+            for number in range(s.games):
+                Path(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf").write_text("(;)")
+                if number % 2 == 0:
+                    self.stats[0].wins += 1
+                else:
+                    self.stats[0].losses += 1
+
+    monkeypatch.setattr(tool, "Match", FakeMatch)
+    monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=3, anchors=["gnugo"],
+                      resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl._rate(run, config, state, 0, lambda _: None)
+    rl._copy_model(run.model(0), run.model(1))
+    rl._rate(run, config, state, 1, lambda _: None)
+    assert played == [("gen-0000", 3, 1), ("gen-0001", 3, 1)] and state["rated"] == [0, 1]
+    played.clear()
+    config = dataclasses.replace(config, rate_games=5)
+    rl._copy_model(run.model(0), run.model(2))
+    lines = []
+    rl._rate(run, config, state, 2, lines.append)
+    assert played == [("gen-0002", 5, 1), ("gen-0000", 2, 4), ("gen-0001", 2, 4)]
+    assert "rl: rating gen-0000 against gnugo-10, 2 games more (it has 3, --rate-games 5)" \
+        in lines
+    totals: dict = {}
+    for r in RatingLog(run.root).results():
+        totals[r.player] = totals.get(r.player, 0) + r.games
+    assert totals == {"gen-0000": 5, "gen-0001": 5, "gen-0002": 5}
+    assert len(list((run.root / "matches" / "gen-0000-gnugo-10").glob("game-*.sgf"))) == 5
+    played.clear()
+    rl._rate(run, config, state, 2, lambda _: None)  # again: nothing is missing
+    assert played == [] and state["rated"] == [0, 1, 2]
 
 
 def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, monkeypatch):

@@ -423,38 +423,58 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
 
 def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
     """Matches of network ``generation`` against the anchors (match tool)
-    and, with ``start_games``, against the run's first network."""
+    and, with ``start_games``, against the run's first network; then the
+    anchor games every generation rated before still lacks (a run resumed
+    with a larger ``rate_games`` tops them all up to it, so the curve
+    compares generations on as many games each)."""
     _rate_against_start(run, config, generation, log)
-    if config.rate_games < 1:
-        state.setdefault("rated", []).append(generation)
-        return
-    from imago.match.tool import Match, MatchSettings, Referee, find_gnugo
+    rated = state.setdefault("rated", [])
+    if config.rate_games >= 1:
+        from imago.match.tool import find_gnugo
+
+        engines = {"gnugo": find_gnugo(), "katago": _katago()}
+        for earlier in [generation] + [g for g in rated if g != generation]:
+            _rate_against_anchors(run, config, earlier, engines, log)
+    if generation not in rated:
+        rated.append(generation)
+
+
+def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
+                          engines: dict, log: Log) -> None:
+    """The games network ``generation`` lacks of ``rate_games`` against each
+    anchor (those of the ratings log count), played through the match tool
+    and logged as one more result each."""
+    from imago.match.cli import first_free_sgf
+    from imago.match.tool import Match, MatchSettings, Referee
 
     name = f"gen-{generation:04d}"
     ratings = RatingLog(run.root)
-    played = {(r.player, r.opponent) for r in ratings.results()}
-    engines = {"gnugo": find_gnugo(), "katago": _katago()}
+    played: dict = {}
+    for r in ratings.results():
+        played[r.player, r.opponent] = played.get((r.player, r.opponent), 0) + r.games
     player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
               f"--visits {config.visits} --no-resign")
     for anchor in config.anchors:
         label, command = ANCHORS[anchor]
-        if (name, label) in played:
+        before = played.get((name, label), 0)
+        missing = config.rate_games - int(before)
+        if missing <= 0:
             continue
         if engines[anchor] is None:
             log(f"rl: rating: {anchor} is not installed here; {name} is not rated against it")
             continue
+        folder = str(run.root / "matches" / f"{name}-{label}")
         settings = MatchSettings(commands=(player, command.format(**engines)),
-                                 names=(name, label), games=config.rate_games,
-                                 size=config.size, komi=config.komi,
-                                 sgf_dir=str(run.root / "matches" / f"{name}-{label}"))
-        Path(settings.sgf_dir).mkdir(parents=True, exist_ok=True)
+                                 names=(name, label), games=missing,
+                                 size=config.size, komi=config.komi, sgf_dir=folder,
+                                 first_sgf=first_free_sgf(folder))  # earlier games kept
         match = Match(settings, Referee())
-        log(f"rl: rating {name} against {label}, {config.rate_games} games")
+        more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
+        log(f"rl: rating {name} against {label}, {missing} games{more}")
         match.play(out=lambda line: None)
         mine, theirs = match.stats
         ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
         log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
-    state.setdefault("rated", []).append(generation)
 
 
 def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: Log) -> None:

@@ -141,7 +141,9 @@ def rl_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=float, default=d.threshold, metavar="P",
                    help="score share that promotes a candidate")
     p.add_argument("--rate-games", type=int, default=d.rate_games, metavar="N",
-                   help="games of each promoted network against each anchor (0: none)")
+                   help="games of each promoted network against each anchor (0: none); "
+                        "a resumed run with a larger N tops every generation rated "
+                        "before up to N at its next rating")
     p.add_argument("--start-games", type=int, default=d.start_games, metavar="N",
                    help="games of each promoted network against the run's first one at equal "
                         "visits (0: none; 100 measures what the loop gained, which the chain "
