@@ -206,7 +206,8 @@ def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
     """The gate games of cand-0001 (promoted as gen-0001) are gen-0001's:
     without them its rating would rest on its anchor games alone."""
     from imago.training.rating import RatingLog
-    from imago.training.rl import RunFolder, _report
+    from imago.training.rl import RunFolder
+    from imago.training.rl_rating import report
 
     ratings = RatingLog(tmp_path)
     for result in (MatchResult("gen-0000", "gnugo-10", 5, 5),
@@ -214,7 +215,7 @@ def test_a_promoted_candidate_is_rated_as_its_generation(tmp_path):
                    MatchResult("gen-0001", "gnugo-10", 5, 5)):
         ratings.append(result)
     lines = []
-    _report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": [],
+    report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": [],
                                   "aliases": {"cand-0001": "gen-0001"}},
             lines.append)
     table = _elo_rows(tmp_path)
@@ -238,13 +239,14 @@ def test_without_gnu_go_the_scale_is_zeroed_on_a_player_that_played(tmp_path, an
     """GNU Go at 0 with no games would give every player the fit's prior
     (± about 700): the scale's zero is KataGo, else the first network."""
     from imago.training.rating import RatingLog
-    from imago.training.rl import RunFolder, _report
+    from imago.training.rl import RunFolder
+    from imago.training.rl_rating import report
 
     ratings = RatingLog(tmp_path)
     for result in anchor_games + [MatchResult("gen-0001", "gen-0000", 64, 36)]:
         ratings.append(result)
     lines = []
-    _report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": []},
+    report(RunFolder(tmp_path), {"iteration": 1, "best_generation": 1, "history": []},
             lines.append)
     table = _elo_rows(tmp_path)
     assert "gnugo-10" not in table and table[zero][:2] == ["0", "anchor"]
@@ -338,7 +340,7 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
     """--start-games: a promoted network plays gen-0000 at equal visits;
     the record is logged and counted in the ratings once, and the games
     are not played again when the run goes on."""
-    from imago.training import rl
+    from imago.training import rl, rl_rating
     from imago.training.rl import RLConfig, start_run
     from imago.training.rating import RatingLog
 
@@ -347,7 +349,7 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
     rl._copy_model(run.model(0), run.model(1))
     lines = []
-    rl._rate(run, config, state, 1, lines.append)
+    rl_rating.rate(run, config, state, 1, lines.append)
     games = (run.root / "matches" / "gen-0001-gen-0000.jsonl").read_text().splitlines()
     assert len(games) == 2 and state["rated"] == [1]
     assert any("gen-0001 against the run's first network: " in line for line in lines), lines
@@ -355,7 +357,7 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
                for r in RatingLog(run.root).results()]
     assert results == [("gen-0001", "gen-0000", 2)]
     lines.clear()
-    rl._rate(run, config, state, 1, lines.append)  # again: nothing new played or counted
+    rl_rating.rate(run, config, state, 1, lines.append)  # again: nothing new played or counted
     assert not any("games to play" in line for line in lines)
     assert len(RatingLog(run.root).results()) == 1
     assert RLConfig(start_games=-1).problems() == ["--start-games must be 0 or more, not -1"]
@@ -368,7 +370,7 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     generations rated before up to it, numbering the new SGF files on."""
     import imago.match.tool as tool
     from imago.match.tool import EngineStats
-    from imago.training import rl
+    from imago.training import rl, rl_rating
     from imago.training.rating import RatingLog
     from imago.training.rl import RLConfig, start_run
 
@@ -395,15 +397,15 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=3, anchors=["gnugo"],
                       resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
-    rl._rate(run, config, state, 0, lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
     rl._copy_model(run.model(0), run.model(1))
-    rl._rate(run, config, state, 1, lambda _: None)
+    rl_rating.rate(run, config, state, 1, lambda _: None)
     assert played == [("gen-0000", 3, 1), ("gen-0001", 3, 1)] and state["rated"] == [0, 1]
     played.clear()
     config = dataclasses.replace(config, rate_games=5)
     rl._copy_model(run.model(0), run.model(2))
     lines = []
-    rl._rate(run, config, state, 2, lines.append)
+    rl_rating.rate(run, config, state, 2, lines.append)
     assert played == [("gen-0002", 5, 1), ("gen-0000", 2, 4), ("gen-0001", 2, 4)]
     assert "rl: rating gen-0000 against gnugo-10, 2 games more (it has 3, --rate-games 5)" \
         in lines
@@ -413,7 +415,7 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     assert totals == {"gen-0000": 5, "gen-0001": 5, "gen-0002": 5}
     assert len(list((run.root / "matches" / "gen-0000-gnugo-10").glob("game-*.sgf"))) == 5
     played.clear()
-    rl._rate(run, config, state, 2, lambda _: None)  # again: nothing is missing
+    rl_rating.rate(run, config, state, 2, lambda _: None)  # again: nothing is missing
     assert played == [] and state["rated"] == [0, 1, 2]
 
 

@@ -84,11 +84,6 @@ class MatchResult:
     losses: float
     draws: float = 0
 
-    @property
-    def games(self) -> float:
-        """Every game of the record."""
-        return self.wins + self.losses + self.draws
-
     def __post_init__(self):
         for name in (self.player, self.opponent):
             if not isinstance(name, str) or not name:

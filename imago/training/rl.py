@@ -29,30 +29,25 @@ included) goes on where the loop was:
    gate plays only the games it misses); promoted at ``threshold``;
 4. **rate**: a promoted network plays the fixed anchors (GNU Go level 10,
    KataGo at 1 visit) through the match tool, and the Elo table and curve
-   are refitted from every result.
+   are refitted from every result (:mod:`imago.training.rl_rating`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import sys
 import time
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from imago.match.arena import ArenaSettings
-
 from .data import write_json
 from .expert import training_mix
-from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
-                     fit_elo)
 from .replay import ReplayBuffer
-from .rl_trainer import (MIX_SHARE, OTHER_SIZES_SHARE, RLTrainConfig, mix_problems,
-                         train_with_progress)
-from .search_play import SelfPlaySettings, komi_spread_problem
+from .rl_config import RLConfig, RunFolder
+from .rl_rating import count_once, rate, report
+from .rl_trainer import train_with_progress
+from .search_play import komi_spread_problem
 from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
 
@@ -60,135 +55,6 @@ Log = Callable[[str], Any]
 STAGES = ("selfplay", "train", "gate", "rate")
 FALSE_RESIGN_TARGET = 0.05
 """The share of false resignations the threshold is moved towards."""
-
-
-@dataclass
-class RLConfig:
-    """The settings of a run (``run.json``)."""
-
-    size: int = 9
-    komi: float = 7.5
-    komi_spread: float = 0.0
-    games: int = 200
-    visits: int = 100
-    cheap_visits: int = 25
-    full_share: float = 0.25
-    parallel: int = 32
-    workers: int = 1
-    window: int = 100_000
-    train_steps: int = 400
-    batch_size: int = 256
-    optimizer: str = "sgd"
-    learning_rate: float = 0.001
-    train_from: str = "latest"
-    value_mix: float = 0.5
-    mix: list = field(default_factory=list)
-    mix_share: float = MIX_SHARE
-    other_sizes_share: float = OTHER_SIZES_SHARE
-    gate_games: int = 100
-    threshold: float = 0.55
-    rate_games: int = 10
-    start_games: int = 0
-    anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
-    resign_value: float = -0.9
-    no_resign_share: float = 0.1
-    prune_targets: bool = True
-    heldout: list = field(default_factory=list)
-    heldout_positions: int = 2000
-    seed: int = 1
-
-    def problems(self) -> list[str]:
-        out = []
-        for name in ("games", "visits", "cheap_visits", "parallel", "workers", "window",
-                     "gate_games"):
-            if getattr(self, name) < 1:
-                out.append(f"--{name.replace('_', '-')} must be at least 1, "
-                           f"not {getattr(self, name)}")
-        if not 0.5 <= self.threshold <= 1.0:
-            out.append(f"--threshold must be from 0.5 to 1, not {self.threshold}")
-        if self.train_from not in TRAIN_FROM:
-            out.append(f"--train-from must be one of {', '.join(TRAIN_FROM)}, "
-                       f"not {self.train_from!r}")
-        if self.heldout_positions < 1:
-            out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
-        if self.rate_games < 0:
-            out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
-        if self.start_games < 0:
-            out.append(f"--start-games must be 0 or more, not {self.start_games}")
-        unknown = [a for a in self.anchors if a not in ANCHORS]
-        if unknown:
-            out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
-        out += self.selfplay_settings(self.resign_value).problems()
-        out += self.train_config().option_problems({"steps": "train-steps"})
-        out += mix_problems(self.mix, self.mix_share)
-        return out
-
-    def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
-        return SelfPlaySettings(size=self.size, komi=self.komi, komi_spread=self.komi_spread,
-                                visits=self.visits,
-                                cheap_visits=self.cheap_visits, full_share=self.full_share,
-                                parallel=self.parallel, resign_value=resign_value,
-                                no_resign_share=self.no_resign_share,
-                                prune_targets=self.prune_targets)
-
-    def arena_settings(self) -> ArenaSettings:
-        """How the run's networks play each other (the gate, the start match)."""
-        return ArenaSettings(size=self.size, komi=self.komi, visits=self.visits,
-                             parallel=self.parallel)
-
-    def train_config(self) -> RLTrainConfig:
-        return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
-                             optimizer=self.optimizer, learning_rate=self.learning_rate,
-                             value_mix=self.value_mix,
-                             mix_share=self.mix_share if self.mix else 0.0,
-                             other_sizes_share=self.other_sizes_share, seed=self.seed)
-
-
-TRAIN_FROM = ("latest", "best")
-"""Where each iteration's training starts: ``latest``, the previous
-iteration's candidate, promoted or not, so that training goes on across
-iterations as AlphaGo Zero's continuously trained network does while the
-best network plays; ``best``, the best network each time (a rejected
-candidate's steps are thrown away, so no iteration trains more than
-``train_steps`` beyond the best)."""
-
-ANCHORS = {
-    "gnugo": ("gnugo-10", "{gnugo} --mode gtp --level 10 --chinese-rules"),
-    "katago": ("katago-gtp-1", "{katago} 1"),
-}
-"""The fixed opponents a promoted network is rated against: name, command."""
-ANCHOR_NAMES = frozenset(name for name, _ in ANCHORS.values())
-ELO_ZEROS = tuple(name for name, _ in ANCHORS.values()) + ("gen-0000",)
-"""The players that can be the zero of a run's Elo scale, the first that
-played a game taken: GNU Go level 10 where it played, else KataGo
-(``--anchors katago``), else the run's first network (no anchor games,
-``--rate-games 0``): a zero with no games would leave every rating at the
-fit's prior, about ± 700 Elo."""
-
-
-class RunFolder:
-    """The paths of a run and its state file."""
-
-    def __init__(self, folder: str | os.PathLike):
-        self.root = Path(folder)
-
-    def model(self, generation: int) -> Path:
-        return self.root / "models" / f"gen-{generation:04d}.keras"
-
-    def candidate(self, iteration: int) -> Path:
-        return self.root / "candidates" / f"cand-{iteration:04d}.keras"
-
-    def gate_log(self, iteration: int) -> Path:
-        return self.root / "matches" / f"gate-{iteration:04d}.jsonl"
-
-    def read(self, name: str) -> Optional[dict]:
-        path = self.root / name
-        if not path.exists():
-            return None
-        return json.loads(path.read_text(encoding="utf-8"))
-
-    def write(self, name: str, data: dict) -> None:
-        write_json(self.root / name, data, indent=1)
 
 
 def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLConfig,
@@ -286,7 +152,7 @@ def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional
         started = time.perf_counter()
         if stage == "selfplay":
             if state["best_generation"] not in state.setdefault("rated", []):
-                _rate(run, config, state, state["best_generation"], log)
+                rate(run, config, state, state["best_generation"], log)
                 run.write("state.json", state)
             _selfplay(run, config, state, ray, log, progress)
             state["stage"] = "train"
@@ -297,10 +163,10 @@ def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional
             promoted = _gate(run, config, state, log, progress)
             state["stage"] = "rate" if promoted else "next"
         elif stage == "rate":
-            _rate(run, config, state, state["best_generation"], log)
+            rate(run, config, state, state["best_generation"], log)
             state["stage"] = "next"
         if state["stage"] == "next":
-            _report(run, state, log)
+            report(run, state, log)
             state["iteration"] += 1
             state["stage"] = "selfplay"
             finished += 1
@@ -409,7 +275,7 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     warning = one_colour_wins(games)
     if warning:
         log(f"rl: gate: {warning}")
-    _count_once(run, cand_name, best_name, decision)
+    count_once(run, cand_name, best_name, decision)
     state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
                              "wins": decision.wins, "games": decision.games,
                              "score": decision.score, "promoted": decision.promoted})
@@ -421,154 +287,4 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     return decision.promoted
 
 
-def _rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
-    """Matches of network ``generation`` against the anchors (match tool)
-    and, with ``start_games``, against the run's first network; then the
-    anchor games every generation rated before still lacks (a run resumed
-    with a larger ``rate_games`` tops them all up to it, so the curve
-    compares generations on as many games each)."""
-    _rate_against_start(run, config, generation, log)
-    rated = state.setdefault("rated", [])
-    if config.rate_games >= 1:
-        from imago.match.tool import find_gnugo
-
-        engines = {"gnugo": find_gnugo(), "katago": _katago()}
-        for earlier in [generation] + [g for g in rated if g != generation]:
-            _rate_against_anchors(run, config, earlier, engines, log)
-    if generation not in rated:
-        rated.append(generation)
-
-
-def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
-                          engines: dict, log: Log) -> None:
-    """The games network ``generation`` lacks of ``rate_games`` against each
-    anchor (those of the ratings log count), played through the match tool
-    and logged as one more result each."""
-    from imago.match.cli import first_free_sgf
-    from imago.match.tool import Match, MatchSettings, Referee
-
-    name = f"gen-{generation:04d}"
-    ratings = RatingLog(run.root)
-    played: dict = {}
-    for r in ratings.results():
-        played[r.player, r.opponent] = played.get((r.player, r.opponent), 0) + r.games
-    player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
-              f"--visits {config.visits} --no-resign")
-    for anchor in config.anchors:
-        label, command = ANCHORS[anchor]
-        before = played.get((name, label), 0)
-        missing = config.rate_games - int(before)
-        if missing <= 0:
-            continue
-        if engines[anchor] is None:
-            log(f"rl: rating: {anchor} is not installed here; {name} is not rated against it")
-            continue
-        folder = str(run.root / "matches" / f"{name}-{label}")
-        settings = MatchSettings(commands=(player, command.format(**engines)),
-                                 names=(name, label), games=missing,
-                                 size=config.size, komi=config.komi, sgf_dir=folder,
-                                 first_sgf=first_free_sgf(folder))  # earlier games kept
-        match = Match(settings, Referee())
-        more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
-        log(f"rl: rating {name} against {label}, {missing} games{more}")
-        match.play(out=lambda line: None)
-        mine, theirs = match.stats
-        ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
-        log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
-
-
-def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: Log) -> None:
-    """``start_games`` games of network ``generation`` against gen-0000 at
-    equal visits (the gate's match): does the run beat where it started?
-    A chain of gates overstates that, each promotion being a match won by
-    chance in part; this match does not. Its record counts in the ratings."""
-    if config.start_games < 1 or generation == 0:
-        return
-    name, start = f"gen-{generation:04d}", "gen-0000"
-    games = play_versus([str(run.model(generation)), str(run.model(0))], [name, start],
-                        config.start_games, config.arena_settings(),
-                        run.root / "matches" / f"{name}-{start}.jsonl",
-                        run.root / "matches" / f"{name}-{start}",
-                        seed=config.seed + 7919 * generation, log=log, what="rl: rating")
-    decision = record_of(games, name, config.threshold)
-    log(f"rl: {name} against the run's first network: {decision}")
-    _count_once(run, name, start, decision)
-
-
-def _count_once(run: RunFolder, player: str, opponent: str, decision: GateDecision) -> None:
-    """Add ``player``'s record against ``opponent`` to the run's ratings,
-    unless a resumed stage counted that match already."""
-    ratings = RatingLog(run.root)
-    if not any(r.player == player and r.opponent == opponent for r in ratings.results()):
-        ratings.append(MatchResult(player, opponent, decision.wins, decision.losses,
-                                   decision.draws))
-
-
-def _report(run: RunFolder, state: dict, log: Log) -> None:
-    """Refit the ratings from every result; the table, the curve, TensorBoard.
-    A promoted candidate is its generation: its gate games count for it."""
-    aliases = state.get("aliases", {})
-    results = [replace(r, player=aliases.get(r.player, r.player),
-                       opponent=aliases.get(r.opponent, r.opponent))
-               for r in RatingLog(run.root).results()]
-    if not results:
-        return
-    played = {name for r in results for name in (r.player, r.opponent)}
-    zero_name = next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1])
-    zero = {zero_name: 0.0}
-    ratings = fit_elo(results, zero)
-    anchor_games = against(results, ANCHOR_NAMES)
-    anchored = fit_elo(anchor_games, zero) if anchor_games else {}
-    table = elo_table(ratings, anchored=anchored)
-    (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
-    log(f"rl: ratings, {zero_name} at 0 (all matches; anchor games alone)\n" + table)
-    generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
-    players = [(g, f"gen-{g:04d}") for g in generations]
-    _plot(run, {"all matches": elo_history(ratings, players),
-                "anchor games only": elo_history(anchored, players)}, zero, log)
-    _scalars(run, state, ratings, anchored)
-
-
-def _plot(run: RunFolder, curves: dict, zero: dict, log: Log) -> None:
-    from imago.plotting import elo_curve_png, matplotlib_problem
-
-    problem = matplotlib_problem()
-    if problem is not None:
-        log(f"rl: no Elo curve: {problem}")
-        return
-    png = elo_curve_png(curves, zero, "imago self-play: Elo by generation")
-    tmp = run.root / ".elo.png.tmp"
-    tmp.write_bytes(png)
-    os.replace(tmp, run.root / "elo.png")
-
-
-def _scalars(run: RunFolder, state: dict, ratings: dict, anchored: dict) -> None:
-    from imago.nn.summaries import ScalarWriter
-
-    writer = ScalarWriter(run.root / "tensorboard")
-    if writer.problem:
-        return
-    step = state["iteration"]
-    best = f"gen-{state['best_generation']:04d}"
-    if best in ratings:
-        writer.scalar("elo/best", ratings[best].elo, step)
-    if best in anchored:
-        writer.scalar("elo/best_anchor_games", anchored[best].elo, step)
-    for key, value in (state.get("last_selfplay") or {}).items():
-        if isinstance(value, (int, float)):
-            writer.scalar(f"selfplay/{key}", value, step)
-    for key, value in (state.get("last_train") or {}).items():
-        writer.scalar(f"train/{key}", value, step)
-    for key, value in (state.get("last_heldout") or {}).items():
-        writer.scalar(f"heldout/{key}", value, step)
-    if state["history"]:
-        writer.scalar("gate/score", state["history"][-1]["score"], step)
-    writer.close()
-
-
-def _katago() -> Optional[str]:
-    path = Path(__file__).resolve().parents[3] / "shared" / "engines" / "katago" / "katago-gtp"
-    return str(path) if path.exists() else None
-
-
-__all__ = ["RLConfig", "RunFolder", "start_run", "run_loop", "STAGES", "ANCHORS"]
+__all__ = ["RLConfig", "RunFolder", "start_run", "run_loop", "STAGES"]

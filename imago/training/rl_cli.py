@@ -10,7 +10,7 @@ from dataclasses import fields
 from typing import Optional
 
 from .options import HelpFormatter
-from .rl import ANCHORS, TRAIN_FROM, RLConfig
+from .rl_config import ANCHORS, TRAIN_FROM, RLConfig
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
 

@@ -1,0 +1,144 @@
+"""A self-play run's settings (:class:`RLConfig`, ``RUN/run.json``), its
+folder (:class:`RunFolder`) and the fixed anchors its networks are rated
+against; the stages themselves are :mod:`imago.training.rl` and
+:mod:`imago.training.rl_rating`."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from imago.match.arena import ArenaSettings
+
+from .data import write_json
+from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE, RLTrainConfig, mix_problems
+from .search_play import SelfPlaySettings
+
+ANCHORS = {
+    "gnugo": ("gnugo-10", "{gnugo} --mode gtp --level 10 --chinese-rules"),
+    "katago": ("katago-gtp-1", "{katago} 1"),
+}
+"""The fixed opponents a promoted network is rated against: name, command."""
+ANCHOR_NAMES = frozenset(name for name, _ in ANCHORS.values())
+
+
+@dataclass
+class RLConfig:
+    """The settings of a run (``run.json``)."""
+
+    size: int = 9
+    komi: float = 7.5
+    komi_spread: float = 0.0
+    games: int = 200
+    visits: int = 100
+    cheap_visits: int = 25
+    full_share: float = 0.25
+    parallel: int = 32
+    workers: int = 1
+    window: int = 100_000
+    train_steps: int = 400
+    batch_size: int = 256
+    optimizer: str = "sgd"
+    learning_rate: float = 0.001
+    train_from: str = "latest"
+    value_mix: float = 0.5
+    mix: list = field(default_factory=list)
+    mix_share: float = MIX_SHARE
+    other_sizes_share: float = OTHER_SIZES_SHARE
+    gate_games: int = 100
+    threshold: float = 0.55
+    rate_games: int = 10
+    start_games: int = 0
+    anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
+    resign_value: float = -0.9
+    no_resign_share: float = 0.1
+    prune_targets: bool = True
+    heldout: list = field(default_factory=list)
+    heldout_positions: int = 2000
+    seed: int = 1
+
+    def problems(self) -> list[str]:
+        out = []
+        for name in ("games", "visits", "cheap_visits", "parallel", "workers", "window",
+                     "gate_games"):
+            if getattr(self, name) < 1:
+                out.append(f"--{name.replace('_', '-')} must be at least 1, "
+                           f"not {getattr(self, name)}")
+        if not 0.5 <= self.threshold <= 1.0:
+            out.append(f"--threshold must be from 0.5 to 1, not {self.threshold}")
+        if self.train_from not in TRAIN_FROM:
+            out.append(f"--train-from must be one of {', '.join(TRAIN_FROM)}, "
+                       f"not {self.train_from!r}")
+        if self.heldout_positions < 1:
+            out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
+        if self.rate_games < 0:
+            out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
+        if self.start_games < 0:
+            out.append(f"--start-games must be 0 or more, not {self.start_games}")
+        unknown = [a for a in self.anchors if a not in ANCHORS]
+        if unknown:
+            out.append(f"unknown anchors {', '.join(unknown)}; choose from {', '.join(ANCHORS)}")
+        out += self.selfplay_settings(self.resign_value).problems()
+        out += self.train_config().option_problems({"steps": "train-steps"})
+        out += mix_problems(self.mix, self.mix_share)
+        return out
+
+    def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
+        return SelfPlaySettings(size=self.size, komi=self.komi, komi_spread=self.komi_spread,
+                                visits=self.visits,
+                                cheap_visits=self.cheap_visits, full_share=self.full_share,
+                                parallel=self.parallel, resign_value=resign_value,
+                                no_resign_share=self.no_resign_share,
+                                prune_targets=self.prune_targets)
+
+    def arena_settings(self) -> ArenaSettings:
+        """How the run's networks play each other (the gate, the start match)."""
+        return ArenaSettings(size=self.size, komi=self.komi, visits=self.visits,
+                             parallel=self.parallel)
+
+    def train_config(self) -> RLTrainConfig:
+        return RLTrainConfig(steps=self.train_steps, batch_size=self.batch_size,
+                             optimizer=self.optimizer, learning_rate=self.learning_rate,
+                             value_mix=self.value_mix,
+                             mix_share=self.mix_share if self.mix else 0.0,
+                             other_sizes_share=self.other_sizes_share, seed=self.seed)
+
+
+TRAIN_FROM = ("latest", "best")
+"""Where each iteration's training starts: ``latest``, the previous
+iteration's candidate, promoted or not, so that training goes on across
+iterations as AlphaGo Zero's continuously trained network does while the
+best network plays; ``best``, the best network each time (a rejected
+candidate's steps are thrown away, so no iteration trains more than
+``train_steps`` beyond the best)."""
+
+
+class RunFolder:
+    """The paths of a run and its state file."""
+
+    def __init__(self, folder: str | os.PathLike):
+        self.root = Path(folder)
+
+    def model(self, generation: int) -> Path:
+        return self.root / "models" / f"gen-{generation:04d}.keras"
+
+    def candidate(self, iteration: int) -> Path:
+        return self.root / "candidates" / f"cand-{iteration:04d}.keras"
+
+    def gate_log(self, iteration: int) -> Path:
+        return self.root / "matches" / f"gate-{iteration:04d}.jsonl"
+
+    def read(self, name: str) -> Optional[dict]:
+        path = self.root / name
+        if not path.exists():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def write(self, name: str, data: dict) -> None:
+        write_json(self.root / name, data, indent=1)
+
+
+__all__ = ["ANCHORS", "ANCHOR_NAMES", "TRAIN_FROM", "RLConfig", "RunFolder"]

@@ -1,0 +1,180 @@
+"""The loop's ratings: each promoted network against the fixed anchors
+(GNU Go level 10, KataGo at 1 visit, through the match tool) and against
+the run's first network, every result in ``RUN/ratings.jsonl``, and the
+Elo table (``RUN/elo.txt``), curve (``RUN/elo.png``) and TensorBoard
+scalars refitted from them (:mod:`imago.training.rl` runs the stages)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from .rl_config import ANCHOR_NAMES, ANCHORS, RLConfig, RunFolder
+from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
+                     fit_elo)
+from .versus import play_versus, record_of
+
+Log = Callable[[str], Any]
+
+ELO_ZEROS = tuple(name for name, _ in ANCHORS.values()) + ("gen-0000",)
+"""The players that can be the zero of a run's Elo scale, the first that
+played a game taken: GNU Go level 10 where it played, else KataGo
+(``--anchors katago``), else the run's first network (no anchor games,
+``--rate-games 0``): a zero with no games would leave every rating at the
+fit's prior, about ± 700 Elo."""
+
+
+def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
+    """Matches of network ``generation`` against the anchors (match tool)
+    and, with ``start_games``, against the run's first network; then the
+    anchor games every generation rated before still lacks (a run resumed
+    with a larger ``rate_games`` tops them all up to it, so the curve
+    compares generations on as many games each)."""
+    _rate_against_start(run, config, generation, log)
+    rated = state.setdefault("rated", [])
+    if config.rate_games >= 1:
+        from imago.match.tool import find_gnugo
+
+        engines = {"gnugo": find_gnugo(), "katago": _katago()}
+        for earlier in [generation] + [g for g in rated if g != generation]:
+            _rate_against_anchors(run, config, earlier, engines, log)
+    if generation not in rated:
+        rated.append(generation)
+
+
+def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
+                          engines: dict, log: Log) -> None:
+    """The games network ``generation`` lacks of ``rate_games`` against each
+    anchor (those of the ratings log count), played through the match tool
+    and logged as one more result each."""
+    from imago.match.cli import first_free_sgf
+    from imago.match.tool import Match, MatchSettings, Referee
+
+    name = f"gen-{generation:04d}"
+    ratings = RatingLog(run.root)
+    played: dict = {}
+    for r in ratings.results():
+        played[r.player, r.opponent] = played.get((r.player, r.opponent), 0) + r.games
+    player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
+              f"--visits {config.visits} --no-resign")
+    for anchor in config.anchors:
+        label, command = ANCHORS[anchor]
+        before = played.get((name, label), 0)
+        missing = config.rate_games - int(before)
+        if missing <= 0:
+            continue
+        if engines[anchor] is None:
+            log(f"rl: rating: {anchor} is not installed here; {name} is not rated against it")
+            continue
+        folder = str(run.root / "matches" / f"{name}-{label}")
+        settings = MatchSettings(commands=(player, command.format(**engines)),
+                                 names=(name, label), games=missing,
+                                 size=config.size, komi=config.komi, sgf_dir=folder,
+                                 first_sgf=first_free_sgf(folder))  # earlier games kept
+        match = Match(settings, Referee())
+        more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
+        log(f"rl: rating {name} against {label}, {missing} games{more}")
+        match.play(out=lambda line: None)
+        mine, theirs = match.stats
+        ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
+        log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
+
+
+def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: Log) -> None:
+    """``start_games`` games of network ``generation`` against gen-0000 at
+    equal visits (the gate's match): does the run beat where it started?
+    A chain of gates overstates that, each promotion being a match won by
+    chance in part; this match does not. Its record counts in the ratings."""
+    if config.start_games < 1 or generation == 0:
+        return
+    name, start = f"gen-{generation:04d}", "gen-0000"
+    games = play_versus([str(run.model(generation)), str(run.model(0))], [name, start],
+                        config.start_games, config.arena_settings(),
+                        run.root / "matches" / f"{name}-{start}.jsonl",
+                        run.root / "matches" / f"{name}-{start}",
+                        seed=config.seed + 7919 * generation, log=log, what="rl: rating")
+    decision = record_of(games, name, config.threshold)
+    log(f"rl: {name} against the run's first network: {decision}")
+    count_once(run, name, start, decision)
+
+
+def count_once(run: RunFolder, player: str, opponent: str, decision: GateDecision) -> None:
+    """Add ``player``'s record against ``opponent`` to the run's ratings,
+    unless a resumed stage counted that match already."""
+    ratings = RatingLog(run.root)
+    if not any(r.player == player and r.opponent == opponent for r in ratings.results()):
+        ratings.append(MatchResult(player, opponent, decision.wins, decision.losses,
+                                   decision.draws))
+
+
+def report(run: RunFolder, state: dict, log: Log) -> None:
+    """Refit the ratings from every result; the table, the curve, TensorBoard.
+    A promoted candidate is its generation: its gate games count for it."""
+    aliases = state.get("aliases", {})
+    results = [replace(r, player=aliases.get(r.player, r.player),
+                       opponent=aliases.get(r.opponent, r.opponent))
+               for r in RatingLog(run.root).results()]
+    if not results:
+        return
+    played = {name for r in results for name in (r.player, r.opponent)}
+    zero_name = next((name for name in ELO_ZEROS if name in played), ELO_ZEROS[-1])
+    zero = {zero_name: 0.0}
+    ratings = fit_elo(results, zero)
+    anchor_games = against(results, ANCHOR_NAMES)
+    anchored = fit_elo(anchor_games, zero) if anchor_games else {}
+    table = elo_table(ratings, anchored=anchored)
+    (run.root / "elo.txt").write_text(table + "\n", encoding="utf-8")
+    log(f"rl: ratings, {zero_name} at 0 (all matches; anchor games alone)\n" + table)
+    generations = sorted({int(p[4:]) for p in ratings if p.startswith("gen-")})
+    players = [(g, f"gen-{g:04d}") for g in generations]
+    _plot(run, {"all matches": elo_history(ratings, players),
+                "anchor games only": elo_history(anchored, players)}, zero, log)
+    _scalars(run, state, ratings, anchored)
+
+
+def _plot(run: RunFolder, curves: dict, zero: dict, log: Log) -> None:
+    from imago.plotting import elo_curve_png, matplotlib_problem
+
+    problem = matplotlib_problem()
+    if problem is not None:
+        log(f"rl: no Elo curve: {problem}")
+        return
+    png = elo_curve_png(curves, zero, "imago self-play: Elo by generation")
+    tmp = run.root / ".elo.png.tmp"
+    tmp.write_bytes(png)
+    os.replace(tmp, run.root / "elo.png")
+
+
+def _scalars(run: RunFolder, state: dict, ratings: dict, anchored: dict) -> None:
+    from imago.nn.summaries import ScalarWriter
+
+    writer = ScalarWriter(run.root / "tensorboard")
+    if writer.problem:
+        return
+    step = state["iteration"]
+    best = f"gen-{state['best_generation']:04d}"
+    if best in ratings:
+        writer.scalar("elo/best", ratings[best].elo, step)
+    if best in anchored:
+        writer.scalar("elo/best_anchor_games", anchored[best].elo, step)
+    for key, value in (state.get("last_selfplay") or {}).items():
+        if isinstance(value, (int, float)):
+            writer.scalar(f"selfplay/{key}", value, step)
+    for key, value in (state.get("last_train") or {}).items():
+        writer.scalar(f"train/{key}", value, step)
+    for key, value in (state.get("last_heldout") or {}).items():
+        writer.scalar(f"heldout/{key}", value, step)
+    if state["history"]:
+        writer.scalar("gate/score", state["history"][-1]["score"], step)
+    writer.close()
+
+
+def _katago() -> Optional[str]:
+    path = Path(__file__).resolve().parents[3] / "shared" / "engines" / "katago" / "katago-gtp"
+    return str(path) if path.exists() else None
+
+
+__all__ = ["ELO_ZEROS", "rate", "count_once", "report"]
