@@ -367,7 +367,8 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
                                                           monkeypatch):
     """Each generation plays the anchor games it lacks of --rate-games (its
     logged games count): a run resumed with a larger figure tops the
-    generations rated before up to it, numbering the new SGF files on."""
+    generations rated before up to it, numbering the new SGF files on. An
+    anchor that is not installed is said once a rating."""
     import imago.match.tool as tool
     from imago.match.tool import EngineStats
     from imago.training import rl, rl_rating
@@ -394,8 +395,9 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
 
     monkeypatch.setattr(tool, "Match", FakeMatch)
     monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
-    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=3, anchors=["gnugo"],
-                      resign_value=-1.0)
+    monkeypatch.setattr(rl_rating, "_katago", lambda: None)  # an anchor not installed
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=3,
+                      anchors=["gnugo", "katago"], resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
     rl_rating.rate(run, config, state, 0, lambda _: None)
     rl._copy_model(run.model(0), run.model(1))
@@ -409,6 +411,7 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     assert played == [("gen-0002", 5, 1), ("gen-0000", 2, 4), ("gen-0001", 2, 4)]
     assert "rl: rating gen-0000 against gnugo-10, 2 games more (it has 3, --rate-games 5)" \
         in lines
+    assert sum("katago is not installed here" in line for line in lines) == 1, lines
     totals: dict = {}
     for r in RatingLog(run.root).results():
         totals[r.player] = totals.get(r.player, 0) + r.games

@@ -39,17 +39,23 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
         from imago.match.tool import find_gnugo
 
         engines = {"gnugo": find_gnugo(), "katago": _katago()}
+        anchors = [anchor for anchor in config.anchors if engines[anchor] is not None]
+        for anchor in config.anchors:
+            if anchor not in anchors:
+                log(f"rl: rating: {anchor} is not installed here; no network is rated "
+                    f"against it")
         for earlier in [generation] + [g for g in rated if g != generation]:
-            _rate_against_anchors(run, config, earlier, engines, log)
+            _rate_against_anchors(run, config, earlier, anchors, engines, log)
     if generation not in rated:
         rated.append(generation)
 
 
 def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
-                          engines: dict, log: Log) -> None:
+                          anchors: list[str], engines: dict, log: Log) -> None:
     """The games network ``generation`` lacks of ``rate_games`` against each
-    anchor (those of the ratings log count), played through the match tool
-    and logged as one more result each."""
+    of ``anchors`` (those of the ratings log count), played through the
+    match tool (``engines``: the programs' paths) and logged as one more
+    result each."""
     from imago.match.cli import first_free_sgf
     from imago.match.tool import Match, MatchSettings, Referee
 
@@ -60,14 +66,11 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
         played[r.player, r.opponent] = played.get((r.player, r.opponent), 0) + r.games
     player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
               f"--visits {config.visits} --no-resign")
-    for anchor in config.anchors:
+    for anchor in anchors:
         label, command = ANCHORS[anchor]
         before = played.get((name, label), 0)
         missing = config.rate_games - int(before)
         if missing <= 0:
-            continue
-        if engines[anchor] is None:
-            log(f"rl: rating: {anchor} is not installed here; {name} is not rated against it")
             continue
         folder = str(run.root / "matches" / f"{name}-{label}")
         settings = MatchSettings(commands=(player, command.format(**engines)),
