@@ -13,7 +13,7 @@ from imago.engine.algorithm import RESIGN, create_algorithm
 from imago.game import BLACK, WHITE, GameState, area_score, index_to_vertex, vertex_to_index
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
-from imago.search.tactics import losing_self_atari, open_points, seki_survivors
+from imago.search.tactics import fillable_dame, losing_self_atari, open_points, seki_survivors
 
 
 def game_from(rows, komi: float = 7.5, handicap: int = 0) -> GameState:
@@ -400,6 +400,47 @@ def test_a_game_the_count_calls_over_is_played_on_when_the_search_wins_more(pass
     alg = create_algorithm("mcts", model="none", visits=300, seed=1)
     alg.playouts = HiddenRace(None, pass_prior)  # no race: nothing to gain
     assert alg.choose_move(game, WHITE) is None
+
+
+ONE_DAME = diagram("""
+    . X . X O . O . O
+    X X X X O O O O O
+    . X . X O . O . O
+    X X X X O O O O O
+    . X . X . O . O .
+    X X X X O O O O O
+    . X . X O . O . O
+    X X X X O O O O O
+    . X . X O . O . O
+""")
+"""Both sides alive with eyes, every border closed but E5, a dame between
+Black's D5 and White's wall: Black 36 points, White 44, one neutral."""
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_a_game_the_count_calls_over_still_fills_its_dame(color):
+    """Black leads by 5.5 or 6.5 (komi -13.5; the count gives the dame to
+    whom its playouts do) and the count calls the game over (the margin
+    is larger than the one dame): the winner and the loser
+    alike fill E5 rather than pass, a point by area that the opponent
+    would otherwise take, though no win rate changes with it. Once it is
+    filled, nothing is left and both pass."""
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    game = game_from(ONE_DAME, komi=-13.5)
+    judged = MCTSAlgorithm.judge(game)
+    assert judged.settled and open_points(game.board) == 1
+    assert fillable_dame(game.board, color) == 1
+    assert MCTSAlgorithm._game_is_over(game, judged, color)
+    e5 = vertex_to_index("E5", 9)
+    alg = create_algorithm("mcts", model="none", visits=300, seed=1)
+    alg.playouts = AreaEvaluator()
+    assert alg.choose_move(game, color) == e5
+    game.play(color, e5)
+    for player in (BLACK, WHITE):
+        alg = create_algorithm("mcts", model="none", visits=300, seed=1)
+        alg.playouts = AreaEvaluator()
+        assert alg.choose_move(game, player) is None, player
 
 
 class Flat:

@@ -18,7 +18,7 @@ from typing import Optional
 
 from imago.game import Count, GameState, count
 from imago.search import PUCTSearch, SearchNode
-from imago.search.tactics import alive_in_atari, open_points, seki_survivors
+from imago.search.tactics import alive_in_atari, fillable_dame, open_points, seki_survivors
 
 _ANY_START = random.Random(0)
 PASS_WINRATE = 0.02
@@ -117,13 +117,23 @@ class GameEnding:
                 root.scores[best] / n_best - root.scores[pass_edge] / n_pass,
                 math.sqrt(1.0 / n_best + 1.0 / n_pass))
 
-    def _board_move_wins_more(self, root: SearchNode) -> bool:
+    def _board_move_beats_pass(self, root: SearchNode, state: GameState, judged: Count,
+                               color: int) -> bool:
         """Whether the search's best board move wins more often than its pass
-        by over :data:`OVER_WINRATE`, beyond the noise of their few visits.
-        A count can call a game over that is not: the playouts settle a
-        capturing race at random."""
+        by over :data:`OVER_WINRATE`, beyond the noise of their few visits
+        (a count can call a game over that is not: the playouts settle a
+        capturing race at random), or, while ``color`` has a dame to fill
+        (:func:`fillable_dame`, the count's ``judged`` dead stones removed),
+        leads by more than ``pass_margin`` points over it, won or lost: a dame
+        is a point by area, two when the opponent would take it. Without a
+        dame, the network's leads alone are too noisy a reason to play on."""
         gain = self._board_move_gain(root)
-        return gain is not None and gain[0] - gain[2] > 2 * OVER_WINRATE
+        if gain is None:
+            return False
+        if gain[0] - gain[2] > 2 * OVER_WINRATE:
+            return True
+        return self.search.scored and gain[1] > self.pass_margin \
+            and fillable_dame(state.board, color, judged.dead) > 0
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
         """Whether the search's pass (searched enough) is as good as its

@@ -138,7 +138,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
     - ``score_utility`` (the weight of the score lead in the search's
       choices, 0: win rate alone) and ``pass_margin`` (points: once the game
       is won and settled, it passes when no move leads by more than this
-      over the pass);
+      over the pass; where the count calls the game over, won or lost, a
+      move that leads the pass by more fills a dame);
     - ``lcb_z``: the move played is the best lower confidence bound of
       the value, this many standard errors below its mean, among moves
       with a tenth of the most visited move's visits or more (0: the most
@@ -286,7 +287,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             return None
         if over:  # the pass has a value to compare, tried by selection or not
             self.search.visit_root_action(self.search.size ** 2, MIN_PASS_VISITS)
-            if not self._board_move_wins_more(root):
+            if not self._board_move_beats_pass(root, state, judged, color):
                 return None
         point = self.search.point_of(self._pick(root, state))
         if point is None and not pass_wins and not alone:

@@ -111,6 +111,19 @@ def alive_in_atari(board, dead: Iterable[int] = ()) -> bool:
     return any(len(lib) == 1 and r not in dead for r, lib in libs.items())
 
 
+def fillable_dame(board, color: int, dead: Iterable[int] = ()) -> int:
+    """How many empty points no colour surrounds (``dead`` stones removed)
+    ``color`` may fill: legal, and no losing self-atari (a seki's shared
+    liberty is not one). By area each is a point to whoever fills it."""
+    from imago.game.scoring import area_owners
+
+    owners = area_owners(board, set(dead))
+    return sum(1 for p in board.on_board()
+               if owners[p] == EMPTY and board.cells[p] == EMPTY
+               and board.illegal_reason(p, color) is None
+               and not losing_self_atari(board, p, color))
+
+
 def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
     """The empty points no colour surrounds (``dead`` stones removed) when
     every one of them is dame -- a point touching stones of both colours,
