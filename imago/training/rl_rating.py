@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -61,14 +62,14 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
 
     name = f"gen-{generation:04d}"
     ratings = RatingLog(run.root)
-    played: dict = {}
+    played: Counter = Counter()
     for r in ratings.results():
-        played[r.player, r.opponent] = played.get((r.player, r.opponent), 0) + r.games
+        played[r.player, r.opponent] += r.games
     player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
               f"--visits {config.visits} --no-resign")
     for anchor in anchors:
         label, command = ANCHORS[anchor]
-        before = played.get((name, label), 0)
+        before = played[name, label]
         missing = config.rate_games - int(before)
         if missing <= 0:
             continue
