@@ -409,8 +409,8 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     lines = []
     rl_rating.rate(run, config, state, 2, lines.append)
     assert played == [("gen-0002", 5, 1), ("gen-0000", 2, 4), ("gen-0001", 2, 4)]
-    assert "rl: rating gen-0000 against gnugo-10, 2 games more (it has 3, --rate-games 5)" \
-        in lines
+    assert ("rl: rating gen-0000 against gnugo-10, 2 games more (it has 3, --rate-games 5), "
+            "2 visits a move") in lines
     assert sum("katago is not installed here" in line for line in lines) == 1, lines
     totals: dict = {}
     for r in RatingLog(run.root).results():
@@ -420,6 +420,52 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     played.clear()
     rl_rating.rate(run, config, state, 2, lambda _: None)  # again: nothing is missing
     assert played == [] and state["rated"] == [0, 1, 2]
+
+
+def test_anchor_games_are_played_at_rate_visits_and_stay_at_them(tmp_path, tiny_model,
+                                                                  monkeypatch):
+    """--rate-visits sets the visits of the anchor games apart from the
+    self-play's; once a run has anchor games, a resumed run that would rate
+    at another figure (a new --rate-visits, or a new --visits with none) is
+    refused with the option that keeps the ratings alike, and one that keeps
+    it may change the self-play's visits."""
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+    from imago.training import rl_rating
+    from imago.training.rl import RLConfig, start_run
+
+    commands = []
+
+    class FakeMatch:  # the network wins every game
+        def __init__(self, settings, referee):
+            self.settings = settings
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+
+        def play(self, out=print):
+            commands.append(self.settings.commands[0])
+            self.stats[0].wins += self.settings.games
+
+    monkeypatch.setattr(tool, "Match", FakeMatch)
+    monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=2, rate_visits=7,
+                      anchors=["gnugo"], resign_value=-1.0)
+    assert config.anchor_visits() == 7 and RLConfig(visits=5).anchor_visits() == 5
+    folder = tmp_path / "run"
+    run, config, state = start_run(folder, tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    assert len(commands) == 1 and "--visits 7 --no-resign" in commands[0]
+    assert state["anchor_visits"] == 7
+    run.write("state.json", state)
+    for given in ({"rate_visits": 9}, {"rate_visits": 0}):
+        with pytest.raises(ValueError, match="played at 7 visits a move.*--rate-visits 7"):
+            start_run(folder, tiny_model, dataclasses.replace(config, **given), given,
+                      log=lambda _: None)
+    given = {"visits": 3}
+    run, config, state = start_run(folder, tiny_model, dataclasses.replace(config, **given),
+                                   given, log=lambda _: None)
+    assert config.visits == 3 and config.anchor_visits() == 7
+    assert RLConfig(rate_visits=-1).problems() == [
+        "--rate-visits must be 0 (the self-play's --visits) or more, not -1"]
 
 
 def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, monkeypatch):

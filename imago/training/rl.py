@@ -45,7 +45,7 @@ from .data import write_json
 from .expert import training_mix
 from .replay import ReplayBuffer
 from .rl_config import RLConfig, RunFolder
-from .rl_rating import count_once, rate, report
+from .rl_rating import anchor_visits_problem, count_once, rate, report
 from .rl_trainer import train_with_progress
 from .search_play import komi_spread_problem
 from .selfplay_run import run_selfplay
@@ -89,6 +89,10 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     state = run.read("state.json") or {}
     _check_network(run.model(state.get("best_generation", 0)), stored.get("size", 9),
                    stored.get("komi_spread", 0))
+    problem = anchor_visits_problem(run, state, RLConfig(**{k: v for k, v in saved.items()
+                                                          if k in known}), RLConfig(**stored))
+    if problem:
+        raise ValueError(problem)
     if changed:  # only settings the run's network can take are kept
         run.write("run.json", stored)
         log("rl: settings changed by this command: "

@@ -144,6 +144,12 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="games of each promoted network against each anchor (0: none); "
                         "a resumed run with a larger N tops every generation rated "
                         "before up to N at its next rating")
+    p.add_argument("--rate-visits", type=int, default=d.rate_visits, metavar="V",
+                   help="visits a move of the networks' games against the anchors (0: "
+                        "--visits, the full searches'); fixed once a run has anchor games. "
+                        "More than self-play's where the anchors win or lose most games "
+                        "at that figure: the ratings then tell generations apart on fewer "
+                        "games")
     p.add_argument("--start-games", type=int, default=d.start_games, metavar="N",
                    help="games of each promoted network against the run's first one at equal "
                         "visits (0: none; 100 measures what the loop gained, which the chain "

@@ -51,6 +51,7 @@ class RLConfig:
     gate_games: int = 100
     threshold: float = 0.55
     rate_games: int = 10
+    rate_visits: int = 0
     start_games: int = 0
     anchors: list = field(default_factory=lambda: ["gnugo", "katago"])
     resign_value: float = -0.9
@@ -76,6 +77,9 @@ class RLConfig:
             out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
         if self.rate_games < 0:
             out.append(f"--rate-games must be 0 or more, not {self.rate_games}")
+        if self.rate_visits < 0:
+            out.append(f"--rate-visits must be 0 (the self-play's --visits) or more, "
+                       f"not {self.rate_visits}")
         if self.start_games < 0:
             out.append(f"--start-games must be 0 or more, not {self.start_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]
@@ -93,6 +97,11 @@ class RLConfig:
                                 parallel=self.parallel, resign_value=resign_value,
                                 no_resign_share=self.no_resign_share,
                                 prune_targets=self.prune_targets)
+
+    def anchor_visits(self) -> int:
+        """Visits a move of the networks' games against the anchors:
+        ``rate_visits``, or with 0 the full searches' ``visits``."""
+        return self.rate_visits or self.visits
 
     def arena_settings(self) -> ArenaSettings:
         """How the run's networks play each other (the gate, the start match)."""

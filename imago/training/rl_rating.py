@@ -37,6 +37,7 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
     _rate_against_start(run, config, generation, log)
     rated = state.setdefault("rated", [])
     if config.rate_games >= 1:
+        state.setdefault("anchor_visits", config.anchor_visits())
         from imago.match.tool import find_gnugo
 
         engines = {"gnugo": find_gnugo(), "katago": _katago()}
@@ -65,8 +66,9 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
     played: Counter = Counter()
     for r in ratings.results():
         played[r.player, r.opponent] += r.games
+    visits = config.anchor_visits()
     player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
-              f"--visits {config.visits} --no-resign")
+              f"--visits {visits} --no-resign")
     for anchor in anchors:
         label, command = ANCHORS[anchor]
         before = played[name, label]
@@ -80,7 +82,7 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
                                  first_sgf=first_free_sgf(folder))  # earlier games kept
         match = Match(settings, Referee())
         more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
-        log(f"rl: rating {name} against {label}, {missing} games{more}")
+        log(f"rl: rating {name} against {label}, {missing} games{more}, {visits} visits a move")
         match.play(out=lambda line: None)
         mine, theirs = match.stats
         ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
@@ -103,6 +105,24 @@ def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: 
     decision = record_of(games, name, config.threshold)
     log(f"rl: {name} against the run's first network: {decision}")
     count_once(run, name, start, decision)
+
+
+def anchor_visits_problem(run: RunFolder, state: dict, before: RLConfig,
+                          after: RLConfig) -> Optional[str]:
+    """Why a resumed run may not rate at ``after``'s anchor visits, or None:
+    its anchor games were played at another figure (the state's, else
+    ``before``'s, the settings they were played with), and a generation's
+    count of anchor games would mix the two (every generation would no
+    longer be rated alike)."""
+    played = state.get("anchor_visits", before.anchor_visits())
+    if played == after.anchor_visits():
+        return None
+    if not against(RatingLog(run.root).results(), ANCHOR_NAMES):
+        return None
+    return (f"the run's anchor games were played at {played} visits a move, and this "
+            f"command would rate at {after.anchor_visits()}: give --rate-visits {played} to "
+            f"go on rating alike (--visits alone sets the self-play and gate searches), or "
+            f"start a new run folder to rate at another figure")
 
 
 def count_once(run: RunFolder, player: str, opponent: str, decision: GateDecision) -> None:
