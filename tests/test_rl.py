@@ -468,6 +468,29 @@ def test_anchor_games_are_played_at_rate_visits_and_stay_at_them(tmp_path, tiny_
         "--rate-visits must be 0 (the self-play's --visits) or more, not -1"]
 
 
+def test_rate_visits_may_change_while_no_anchor_game_is_played(tmp_path, tiny_model,
+                                                                monkeypatch):
+    """Without anchor games (no anchor installed) a resumed run may rate at
+    another figure, which the state then keeps."""
+    import imago.match.tool as tool
+    from imago.training import rl_rating
+    from imago.training.rl import RLConfig, start_run
+
+    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
+    monkeypatch.setattr(rl_rating, "_katago", lambda: None)
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=2, resign_value=-1.0)
+    folder = tmp_path / "run"
+    run, config, state = start_run(folder, tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    assert state["anchor_visits"] == 2
+    run.write("state.json", state)
+    given = {"rate_visits": 5}
+    run, config, state = start_run(folder, tiny_model, dataclasses.replace(config, **given),
+                                   given, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    assert config.anchor_visits() == 5 and state["anchor_visits"] == 5
+
+
 def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, monkeypatch):
     """With --mix, each candidate trains on a share of expert games
     (imported once into the cache) beside the replay window; a missing

@@ -37,7 +37,7 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
     _rate_against_start(run, config, generation, log)
     rated = state.setdefault("rated", [])
     if config.rate_games >= 1:
-        state.setdefault("anchor_visits", config.anchor_visits())
+        state["anchor_visits"] = config.anchor_visits()  # start_run kept it if games exist
         from imago.match.tool import find_gnugo
 
         engines = {"gnugo": find_gnugo(), "katago": _katago()}
