@@ -84,13 +84,13 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
         return run, config, state
     known = {f.name for f in fields(RLConfig)}
     stored = {k: v for k, v in saved.items() if k in known}
+    before = RLConfig(**stored)
     changed = {k: v for k, v in (overrides or {}).items() if stored.get(k) != v}
     stored.update(changed)
     state = run.read("state.json") or {}
     _check_network(run.model(state.get("best_generation", 0)), stored.get("size", 9),
                    stored.get("komi_spread", 0))
-    problem = anchor_visits_problem(run, state, RLConfig(**{k: v for k, v in saved.items()
-                                                          if k in known}), RLConfig(**stored))
+    problem = anchor_visits_problem(run, state, before, RLConfig(**stored))
     if problem:
         raise ValueError(problem)
     if changed:  # only settings the run's network can take are kept
