@@ -279,6 +279,44 @@ def test_training_goes_on_from_the_previous_candidate_unless_told_otherwise(tmp_
         "--train-from must be one of latest, best, not 'newest'"]
 
 
+def test_with_average_the_candidate_is_the_mean_of_the_trainers_last_outputs(
+        tmp_path, tiny_model, monkeypatch):
+    """``average`` 2: the trainer goes on from its own outputs (trained-NNNN)
+    and the gate gets the mean of the last two; a stop between the two
+    writes trains nothing again."""
+    import numpy as np
+
+    from imago.nn.networks import load_network
+    from imago.training import rl
+    from imago.training.rl import RLConfig, start_run
+
+    config = RLConfig(games=2, visits=4, cheap_visits=2, parallel=4, train_steps=2,
+                      batch_size=8, rate_games=0, resign_value=-1.0, average=2)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    state = _one_stage(run, config, state)
+    state = _one_stage(run, config, state)
+    weights = {name: load_network(path).model.get_weights() for name, path in
+               (("cand1", run.candidate(1)), ("trained1", run.trained(1)))}
+    assert all(np.array_equal(a, b) for a, b in zip(weights["cand1"], weights["trained1"]))
+
+    state.update(iteration=1, stage="train")
+    assert rl._training_start(run, config, state) == run.trained(1)
+    lines = []
+    rl._train(run, config, state, lines.append)
+    assert lines[-1] == "rl: cand-0002 is the mean of trained-0002, trained-0001"
+    trained2 = load_network(run.trained(2)).model.get_weights()
+    mean = load_network(run.candidate(2)).model.get_weights()
+    assert any(not np.array_equal(a, b) for a, b in zip(trained2, weights["trained1"]))
+    for got, a, b in zip(mean, trained2, weights["trained1"]):
+        assert np.allclose(got, (a.astype(np.float64) + b) / 2, atol=1e-6)
+
+    run.candidate(2).unlink()
+    monkeypatch.setattr(rl, "train_with_progress", pytest.fail)
+    rl._train(run, config, state, lines.append)
+    assert run.candidate(2).exists()
+    assert RLConfig(average=0).problems() == ["--average must be at least 1, not 0"]
+
+
 def test_the_trainer_settings_are_refused_once_in_the_options_words():
     from imago.training.rl import RLConfig
 

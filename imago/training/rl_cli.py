@@ -129,6 +129,10 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="latest: each candidate goes on from the previous one, promoted or "
                         "not (training accumulates, as AlphaGo Zero's); best: from the best "
                         "network each time")
+    p.add_argument("--average", type=int, default=d.average, metavar="K",
+                   help="the candidate the gate plays is the mean of the trainer's last K "
+                        "outputs' weights (the trainer itself goes on from its own output, "
+                        "kept as candidates/trained-NNNN.keras); 1: the trainer's output")
     p.add_argument("--heldout", nargs="+", default=d.heldout, metavar="DIR",
                    help="data folders of games (e.g. ../shared/data/katago9): each candidate "
                         "and the best network are measured on their held-out games (policy "

@@ -44,6 +44,7 @@ class RLConfig:
     optimizer: str = "sgd"
     learning_rate: float = 0.001
     train_from: str = "latest"
+    average: int = 1
     value_mix: float = 0.5
     mix: list = field(default_factory=list)
     mix_share: float = MIX_SHARE
@@ -73,6 +74,8 @@ class RLConfig:
         if self.train_from not in TRAIN_FROM:
             out.append(f"--train-from must be one of {', '.join(TRAIN_FROM)}, "
                        f"not {self.train_from!r}")
+        if self.average < 1:
+            out.append(f"--average must be at least 1, not {self.average}")
         if self.heldout_positions < 1:
             out.append(f"--heldout-positions must be at least 1, not {self.heldout_positions}")
         if self.rate_games < 0:
@@ -118,7 +121,7 @@ class RLConfig:
 
 TRAIN_FROM = ("latest", "best")
 """Where each iteration's training starts: ``latest``, the previous
-iteration's candidate, promoted or not, so that training goes on across
+iteration's trainer output, promoted or not, so that training goes on across
 iterations as AlphaGo Zero's continuously trained network does while the
 best network plays; ``best``, the best network each time (a rejected
 candidate's steps are thrown away, so no iteration trains more than
@@ -135,7 +138,19 @@ class RunFolder:
         return self.root / "models" / f"gen-{generation:04d}.keras"
 
     def candidate(self, iteration: int) -> Path:
+        """The network iteration ``iteration - 1`` trained, as the gate plays it."""
         return self.root / "candidates" / f"cand-{iteration:04d}.keras"
+
+    def trained(self, iteration: int) -> Path:
+        """The trainer's own output where the candidate is a mean of several
+        (``--average``)."""
+        return self.root / "candidates" / f"trained-{iteration:04d}.keras"
+
+    def trainer_output(self, iteration: int) -> Path:
+        """What the trainer wrote at ``iteration``: its own output where the
+        candidate is a mean, else the candidate itself."""
+        trained = self.trained(iteration)
+        return trained if trained.exists() else self.candidate(iteration)
 
     def gate_log(self, iteration: int) -> Path:
         return self.root / "matches" / f"gate-{iteration:04d}.jsonl"
