@@ -351,7 +351,7 @@ def test_candidates_are_measured_on_held_out_games(tmp_path, tiny_model, monkeyp
     rl._train(run, config, state, lines.append)
     figures = state["last_heldout"]
     assert set(figures) == {f"games/{who}/{what}" for who in ("candidate", "best")
-                            for what in ("top1", "value_mse")}
+                            for what in ("top1", "policy_entropy", "value_mse")}
     assert all(0 <= v for v in figures.values())
     assert sum(line.startswith("rl: held-out games 9x9 ") for line in lines) == 2
     assert any("missing" in line for line in lines), lines

@@ -515,6 +515,9 @@ def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_input
         figures = last[size]
         assert f"{figures['positions']} positions, top-1 {figures['top1']:.1%}" in line
         assert f"value {figures['value_mse']:.3f}" in line and "<20%" in line
+        # how spread the policy is (a self-play run's policy narrowing shows here)
+        entropy = float(line.split("policy entropy ")[1].split(" nats")[0])
+        assert 0 < entropy <= np.log(int(size) ** 2 + 1)
     # averaged over the 8 symmetries, as the analysis reports ownership
     assert heldout_main(args + ["--symmetries"]) == 0
     turned = capsys.readouterr().out.splitlines()

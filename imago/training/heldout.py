@@ -3,7 +3,9 @@
 The held-out games are the ones ``train.py stream`` leaves out of training
 (a stable hash of each game's folder and file name, ``--validation`` of
 them), so a network trained by a stream run is measured on games it never
-saw. Figures come per data folder and board size: policy top-1, value mean
+saw. Figures come per data folder and board size: policy top-1 and entropy
+(how spread the policy is: self-play narrows it, generation after
+generation), value mean
 squared error (games with a winner), ownership sign accuracy on the owned
 points of counted games, overall and by game phase (the share of the board
 covered by stones), and the score lead's mean absolute error.
@@ -39,13 +41,17 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
     every head's mean over the 8 board symmetries (what imago's analysis
     reports as ownership)."""
     n = len(rows["moves"])
-    sums = {"top1": 0.0, "value_se": 0.0, "value_n": 0.0, "score_ae": 0.0, "score_n": 0.0}
+    sums = {"top1": 0.0, "entropy": 0.0, "value_se": 0.0, "value_n": 0.0, "score_ae": 0.0,
+            "score_n": 0.0}
     own_hit, own_n = np.zeros(len(PHASES) + 1), np.zeros(len(PHASES) + 1)
     for start in range(0, n, chunk):
         part = {k: v[start:start + chunk] for k, v in rows.items()}
         x, y = make_batch(part, size, plane_set, net.heads, None)
         pred = net.evaluate_averaged(x) if averaged else net.evaluate(x)
         sums["top1"] += float((pred["policy"].argmax(1) == y["policy"]).sum())
+        policy = pred["policy"].astype(np.float64)
+        policy /= policy.sum(axis=1, keepdims=True)
+        sums["entropy"] -= float((policy * np.log(np.maximum(policy, 1e-12))).sum())
         weight = y["value"][:, 1]
         sums["value_se"] += float((np.square(pred["value"] - y["value"][:, 0]) * weight).sum())
         sums["value_n"] += float(weight.sum())
@@ -61,6 +67,7 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
                                        * w).sum())
             sums["score_n"] += float(w.sum())
     return {"positions": n, "top1": round(sums["top1"] / max(n, 1), 4),
+            "policy_entropy": round(sums["entropy"] / max(n, 1), 3),
             "value_mse": round(sums["value_se"] / max(sums["value_n"], 1), 4),
             "ownership_accuracy": round(float(own_hit.sum() / max(own_n.sum(), 1)), 4),
             "score_mae": round(sums["score_ae"] / sums["score_n"], 2) if sums["score_n"] else None,
@@ -120,7 +127,8 @@ def format_row(row: dict) -> str:
     turned = ", 8 symmetries" if row.get("symmetries", 1) > 1 else ""
     return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}"
             f"{turned}: "
-            f"{row['positions']} positions, top-1 {row['top1']:.1%}, value "
+            f"{row['positions']} positions, top-1 {row['top1']:.1%} (policy entropy "
+            f"{row['policy_entropy']:.2f} nats), value "
             f"{row['value_mse']:.3f}, ownership {row['ownership_accuracy']:.1%} ({phases} "
             f"of the board covered), "
             + ("no score" if row["score_mae"] is None else f"score ±{row['score_mae']:.1f}"))

@@ -256,7 +256,7 @@ def _heldout(run: RunFolder, config: RLConfig, state: dict, candidate: Path,
              log: Log) -> dict:
     """The candidate and the best network on the held-out games of the
     ``heldout`` data folders (:mod:`imago.training.heldout`): policy top-1
-    and value error on positions neither trained on, a check that plays no
+    and entropy, and value error on positions neither trained on, a check that plays no
     games (a value head learning the window's games by heart shows here
     first). Each figure is logged; returns ``{"FOLDER/candidate/top1": ...,
     ...}``; a folder that cannot be read is named and skipped."""
@@ -277,6 +277,7 @@ def _heldout(run: RunFolder, config: RLConfig, state: dict, candidate: Path,
                 continue
             key = f"{Path(folder).name}/{names[row['model']]}"
             figures[f"{key}/top1"] = row["top1"]
+            figures[f"{key}/policy_entropy"] = row["policy_entropy"]
             figures[f"{key}/value_mse"] = row["value_mse"]
     return figures
 
