@@ -309,6 +309,10 @@ def test_with_average_the_candidate_is_the_mean_of_the_trainers_last_outputs(
     assert any(not np.array_equal(a, b) for a, b in zip(trained2, weights["trained1"]))
     for got, a, b in zip(mean, trained2, weights["trained1"]):
         assert np.allclose(got, (a.astype(np.float64) + b) / 2, atol=1e-6)
+    meta = json.loads(run.candidate(2).with_suffix(".json").read_text())
+    assert [(Path(p["model"]).stem, p["share"]) for p in meta["averaged_from"]] == [
+        ("trained-0002", 0.5), ("trained-0001", 0.5)]
+    assert "--average 2" in meta["command"] and "rl_training" not in meta
 
     run.candidate(2).unlink()
     monkeypatch.setattr(rl, "train_with_progress", pytest.fail)

@@ -8,15 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 from imago.nn.modelfile import read_metadata
 
 from .options import HelpFormatter
+from .rl_trainer import PARENT_ONLY
 
-RUN_RECORD = ("command", "data", "metrics", "training", "date", "note")
-"""Metadata keys that describe how one network was trained (a note written
-by hand into its sidecar included)."""
 
 
 def average_parser() -> argparse.ArgumentParser:
@@ -38,24 +36,33 @@ def average_parser() -> argparse.ArgumentParser:
     return p
 
 
+def save_combination(output: str | Path, models: Sequence[str | Path],
+                     shares: Sequence[float], command: str) -> Path:
+    """Write ``output``: the combination of ``models`` with ``shares``
+    (:func:`imago.nn.averaging.average_networks`), its metadata naming
+    each parent, its share, date, command and metrics, and ``command``.
+    ValueError when the networks differ in shape."""
+    from imago.nn.averaging import average_networks
+
+    net = average_networks(models, shares)
+    parents = [{"model": str(path), "share": share,
+                **{key: meta.get(key) for key in ("date", "command", "metrics")}}
+               for path, share, meta in zip(models, shares, map(read_metadata, models))]
+    # the first parent's record of its own training does not describe the mean
+    net.metadata = {key: value for key, value in net.metadata.items() if key not in PARENT_ONLY}
+    return net.save(output, command=command, averaged_from=parents)
+
+
 def average_main(argv: Optional[list[str]] = None) -> int:
     args = average_parser().parse_args(argv)
-    from imago.nn.averaging import average_networks, combination_shares
+    from imago.nn.averaging import combination_shares
 
     try:
         shares = combination_shares(len(args.models), args.weights)
-        net = average_networks(args.models, shares)
-        parents = [{"model": str(path), "share": share,
-                    **{key: meta.get(key) for key in ("date", "command", "metrics")}}
-                   for path, share, meta in zip(args.models, shares,
-                                                map(read_metadata, args.models))]
-        # the first parent's record of its own training does not describe the mean
-        net.metadata = {key: value for key, value in net.metadata.items()
-                        if key not in RUN_RECORD}
         command = "train.py average " + " ".join([args.output, *args.models])
         if args.weights is not None:
             command += " --weights " + " ".join(map(str, args.weights))  # every digit given
-        path = net.save(args.output, command=command, averaged_from=parents)
+        path = save_combination(args.output, args.models, shares, command)
     except (OSError, ValueError) as err:
         print(f"train.py average: {err}", file=sys.stderr)
         return 1
@@ -64,4 +71,4 @@ def average_main(argv: Optional[list[str]] = None) -> int:
     return 0
 
 
-__all__ = ["average_main", "average_parser"]
+__all__ = ["average_main", "average_parser", "save_combination"]

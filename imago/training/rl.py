@@ -44,6 +44,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from .average import save_combination
 from .data import write_json
 from .expert import training_mix
 from .replay import ReplayBuffer
@@ -245,11 +246,8 @@ def _average_outputs(run: RunFolder, count: int, iteration: int, log: Log) -> No
     if len(outputs) == 1:
         _copy_model(outputs[0], candidate)
     else:
-        from imago.nn.averaging import average_networks
-
-        net = average_networks(outputs)
-        net.save(candidate, averaged_from=[{"model": str(path), "share": 1 / len(outputs)}
-                                           for path in outputs])
+        save_combination(candidate, outputs, [1 / len(outputs)] * len(outputs),
+                         f"train.py rl --dir {run.root} --average {count}")
     log(f"rl: {candidate.stem} is the mean of {', '.join(path.stem for path in outputs)}")
 
 
@@ -257,8 +255,8 @@ def _heldout(run: RunFolder, config: RLConfig, state: dict, candidate: Path,
              log: Log) -> dict:
     """The candidate and the best network on the held-out games of the
     ``heldout`` data folders (:mod:`imago.training.heldout`): policy top-1
-    and entropy, and value error on positions neither trained on, a check that plays no
-    games (a value head learning the window's games by heart shows here
+    and entropy, and value error on positions neither trained on, a check
+    that plays no games (a value head learning the window's games by heart shows here
     first). Each figure is logged; returns ``{"FOLDER/candidate/top1": ...,
     ...}``; a folder that cannot be read is named and skipped."""
     from .heldout import heldout_figures

@@ -51,10 +51,10 @@ OTHER_SIZES_SHARE = 0.25
 the network's other board sizes, when there are some."""
 OPTION_NAMES = {"learning_rate": "lr"}
 """The configuration's fields whose command-line options are spelled otherwise."""
-# metadata of the parent that describes the parent's own training, not the candidate's
+# metadata of a parent that describes its own making, not its child's (a candidate, a mean)
 PARENT_ONLY = ("metrics", "training", "data", "command", "date", "keras_version",
                "rl_training", "parent", "parent_heldout", "heldout", "note",
-               "self_play_run")
+               "self_play_run", "averaged_from")
 
 
 @dataclass
