@@ -16,7 +16,6 @@ from .options import HelpFormatter
 from .rl_trainer import PARENT_ONLY
 
 
-
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="train.py average", formatter_class=HelpFormatter,

@@ -256,8 +256,8 @@ def _heldout(run: RunFolder, config: RLConfig, state: dict, candidate: Path,
     """The candidate and the best network on the held-out games of the
     ``heldout`` data folders (:mod:`imago.training.heldout`): policy top-1
     and entropy, and value error on positions neither trained on, a check
-    that plays no games (a value head learning the window's games by heart shows here
-    first). Each figure is logged; returns ``{"FOLDER/candidate/top1": ...,
+    that plays no games (a value head learning the window's games by heart
+    shows here first). Each figure is logged; returns ``{"FOLDER/candidate/top1": ...,
     ...}``; a folder that cannot be read is named and skipped."""
     from .heldout import heldout_figures
 
