@@ -496,6 +496,7 @@ def test_anchor_games_are_played_at_rate_visits_and_stay_at_them(tmp_path, tiny_
     run, config, state = start_run(folder, tiny_model, config, log=lambda _: None)
     rl_rating.rate(run, config, state, 0, lambda _: None)
     assert len(commands) == 1 and "--visits 7 --no-resign" in commands[0]
+    assert commands[0].endswith("--seed 10000{game}")  # run seed 1, generation 0, the game
     assert state["anchor_visits"] == 7
     run.write("state.json", state)
     for given in ({"rate_visits": 9}, {"rate_visits": 0}):
