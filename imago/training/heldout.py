@@ -5,10 +5,10 @@ The held-out games are the ones ``train.py stream`` leaves out of training
 them), so a network trained by a stream run is measured on games it never
 saw. Figures come per data folder and board size: policy top-1 and entropy
 (how spread the policy is: self-play narrows it, generation after
-generation), value mean
-squared error (games with a winner), ownership sign accuracy on the owned
-points of counted games, overall and by game phase (the share of the board
-covered by stones), and the score lead's mean absolute error.
+generation), value mean squared error (games with a winner), ownership sign
+accuracy on the owned points of counted games, overall and by game phase
+(the share of the board covered by stones), and the score lead's mean
+absolute error.
 """
 
 from __future__ import annotations

@@ -238,8 +238,8 @@ def _average_outputs(run: RunFolder, count: int, iteration: int, log: Log) -> No
     the trainer's outputs at ``iteration`` and the ``count - 1`` before it
     (those there are): weight averaging along the training path, which
     may steady a network that head-to-head gates overrate (on 13x13 the
-    mean of two generations did better against KataGo than either; README,
-    rl13v)."""
+    mean of two generations did better against KataGo than either, though
+    the loop's own mean gen-0003 did not; README, rl13v)."""
     outputs = [run.trainer_output(i) for i in range(iteration, max(0, iteration - count), -1)]
     outputs = [path for path in outputs if path.exists()]
     candidate = run.candidate(iteration)

@@ -68,7 +68,7 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
         played[r.player, r.opponent] += r.games
     visits = config.anchor_visits()
     player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
-              f"--visits {visits} --no-resign --seed {anchor_seed(config, generation)}")
+              f"--visits {visits} --no-resign --seed {_anchor_seed(config, generation)}")
     for anchor in anchors:
         label, command = ANCHORS[anchor]
         before = played[name, label]
@@ -89,7 +89,7 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
         log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
 
 
-def anchor_seed(config: RLConfig, generation: int) -> str:
+def _anchor_seed(config: RLConfig, generation: int) -> str:
     """The seed of network ``generation``'s player in its anchor games, as
     the match tool's command template: the run's seed, the generation and
     the game number (``{game}``, numbered on across top-ups), so that every
