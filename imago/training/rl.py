@@ -52,6 +52,7 @@ from .rl_config import RLConfig, RunFolder
 from .rl_rating import anchor_visits_problem, count_once, rate, report
 from .rl_trainer import train_with_progress
 from .search_play import komi_spread_problem
+from .openings import opening_lines
 from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
 
@@ -190,9 +191,12 @@ def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str],
     best = run.model(state["best_generation"])
     log(f"rl: iteration {iteration}: self-play, {config.games} games with "
         f"gen-{state['best_generation']:04d} (resign below {state['resign_value']:.2f})")
-    summary = run_selfplay(best, config.selfplay_settings(state["resign_value"]), config.games,
+    settings = config.selfplay_settings(state["resign_value"])
+    openings = opening_lines(config.openings, config.size, settings.opening_moves, log)
+    summary = run_selfplay(best, settings, config.games,
                            run.root, workers=config.workers, ray=ray, generation=iteration,
-                           seed=config.seed * 100_003 + iteration, progress=progress, log=log)
+                           seed=config.seed * 100_003 + iteration, progress=progress, log=log,
+                           openings=openings)
     if summary.games:
         log(f"rl: self-play: {summary.line()}")
     rate = summary.false_resignation_rate

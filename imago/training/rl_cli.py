@@ -9,6 +9,7 @@ import sys
 from dataclasses import fields
 from typing import Optional
 
+from .openings import OPENING_SHARE, opening_lines
 from .options import HelpFormatter
 from .rl_config import ANCHORS, TRAIN_FROM, RLConfig
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
@@ -45,6 +46,16 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
                         "CPU of the cluster)")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run the workers as Ray actors on this cluster (HEAD:6379, or 'auto')")
+    p.add_argument("--openings", nargs="+", default=[], metavar="SGF",
+                   help="SGF files or folders of other players' games: a share of the games "
+                        "starts after the first moves of one of them (between 1 and "
+                        "--opening-moves, at most half the game), so that self-play meets "
+                        "positions its own networks would not make")
+    p.add_argument("--opening-share", type=float, default=OPENING_SHARE, metavar="S",
+                   help="the share of games started from --openings")
+    p.add_argument("--opening-moves", type=int, default=0, metavar="N",
+                   help="the most moves of a game from --openings a game starts after (0: a "
+                        "quarter of the board's points)")
     p.add_argument("--seed", type=int, default=1, metavar="N", help="random seed")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help="no progress bar")
@@ -177,17 +188,24 @@ def selfplay_main(argv: list[str]) -> int:
                                 cheap_visits=args.cheap_visits, full_share=args.full_share,
                                 parallel=args.parallel, resign_value=args.resign_value,
                                 no_resign_share=args.no_resign_share,
-                                prune_targets=args.prune_targets)
+                                prune_targets=args.prune_targets,
+                                opening_share=args.opening_share if args.openings else 0.0,
+                                opening_moves=args.opening_moves or None)
     problems = settings.problems() + _common_problems(args)
+    if args.opening_moves < 0:
+        problems.append(f"--opening-moves must be 0 (a quarter of the board's points) or more, "
+                        f"not {args.opening_moves}")
     if args.games < 1:
         problems.append(f"--games must be at least 1, not {args.games}")
     if problems:
         parser.error("; ".join(problems))
     model = _model(parser, args.model, args.size, args.komi_spread)
     try:
+        openings = opening_lines(args.openings, args.size, settings.resolved().opening_moves,
+                                 stderr_line)
         summary = run_selfplay(model, settings, args.games, args.out, workers=args.workers,
                                ray=args.ray, generation=args.generation, seed=args.seed,
-                               progress=args.progress, log=stderr_line)
+                               progress=args.progress, log=stderr_line, openings=openings)
     except (OSError, ValueError) as err:
         print(f"train.py selfplay: {err}", file=sys.stderr)
         return 1

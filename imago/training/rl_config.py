@@ -14,6 +14,7 @@ from typing import Optional
 from imago.match.arena import ArenaSettings
 
 from .data import write_json
+from .openings import OPENING_SHARE
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE, RLTrainConfig, mix_problems
 from .search_play import SelfPlaySettings
 
@@ -60,6 +61,9 @@ class RLConfig:
     prune_targets: bool = True
     heldout: list = field(default_factory=list)
     heldout_positions: int = 2000
+    openings: list = field(default_factory=list)
+    opening_share: float = OPENING_SHARE
+    opening_moves: int = 0
     seed: int = 1
 
     def problems(self) -> list[str]:
@@ -83,6 +87,9 @@ class RLConfig:
         if self.rate_visits < 0:
             out.append(f"--rate-visits must be 0 (the self-play's --visits) or more, "
                        f"not {self.rate_visits}")
+        if self.opening_moves < 0:
+            out.append(f"--opening-moves must be 0 (a quarter of the board's points) or more, "
+                       f"not {self.opening_moves}")
         if self.start_games < 0:
             out.append(f"--start-games must be 0 or more, not {self.start_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]
@@ -99,7 +106,9 @@ class RLConfig:
                                 cheap_visits=self.cheap_visits, full_share=self.full_share,
                                 parallel=self.parallel, resign_value=resign_value,
                                 no_resign_share=self.no_resign_share,
-                                prune_targets=self.prune_targets)
+                                prune_targets=self.prune_targets,
+                                opening_share=self.opening_share if self.openings else 0.0,
+                                opening_moves=self.opening_moves or None)
 
     def anchor_visits(self) -> int:
         """Visits a move of the networks' games against the anchors:

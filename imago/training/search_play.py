@@ -22,6 +22,10 @@ Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
 - each game's komi is ``komi``, or with ``komi_spread`` drawn from
   ``komi +- komi_spread`` (half points) so that a network that sees the
   komi learns how it changes the game (KataGo varies komi so);
+- with opening lines given (:mod:`imago.training.openings`), a share
+  ``opening_share`` of the games starts after the first moves of another
+  player's game, so that the loop meets positions its own line would not
+  make;
 - a game ends by two passes, a resignation or ``max_moves`` moves, and is
   judged by the one count of :mod:`imago.game` (dead stones removed).
 
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -50,6 +54,7 @@ from imago.nn.features import BINARY_PLANES, PLANE_SETS, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
 from .data import owners_from_black
+from .openings import OpeningLine, default_opening_moves, start_from_opening
 from .replay import GameRecord
 
 
@@ -75,6 +80,8 @@ class SelfPlaySettings:
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
     prune_targets: bool = True
+    opening_share: float = 0.0              # games started from an opening line, if given
+    opening_moves: Optional[int] = None     # most moves of a line; default: size**2 // 4
 
     def resolved(self) -> "SelfPlaySettings":
         """A copy with the size-dependent defaults filled in."""
@@ -84,6 +91,8 @@ class SelfPlaySettings:
         values["dirichlet_alpha"] = (10.0 / area if self.dirichlet_alpha is None
                                      else self.dirichlet_alpha)
         values["max_moves"] = 2 * area if self.max_moves is None else self.max_moves
+        values["opening_moves"] = (default_opening_moves(self.size) if self.opening_moves is None
+                                   else self.opening_moves)
         return SelfPlaySettings(**values)
 
     def problems(self) -> list[str]:
@@ -99,7 +108,9 @@ class SelfPlaySettings:
             if getattr(self, name) < 1:
                 out.append(f"{name.replace('_', '-')} must be at least 1, "
                            f"not {getattr(self, name)}")
-        for name in ("full_share", "no_resign_share", "noise_fraction"):
+        if self.opening_moves is not None and self.opening_moves < 1:
+            out.append(f"opening-moves must be at least 1, not {self.opening_moves}")
+        for name in ("full_share", "no_resign_share", "noise_fraction", "opening_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 out.append(f"{name.replace('_', '-')} must be from 0 to 1, "
                            f"not {getattr(self, name)}")
@@ -158,11 +169,14 @@ class _Game:
 
 def play_games(evaluator, settings: SelfPlaySettings, games: int,
                seed: Optional[int] = None, name: str = "game",
-               batches: Optional[list[int]] = None) -> Iterator[PlayedGame]:
+               batches: Optional[list[int]] = None,
+               openings: Sequence[OpeningLine] = ()) -> Iterator[PlayedGame]:
     """Play ``games`` games with ``evaluator`` (a network evaluator: its
     ``network.plane_set`` names the planes recorded), ``settings.parallel``
     at a time; yields each as it finishes. ``batches``, when given, is the
-    pool's list of network call sizes (it grows as the games go)."""
+    pool's list of network call sizes (it grows as the games go). A share
+    ``settings.opening_share`` of the games starts from ``openings``
+    (:func:`~imago.training.openings.start_from_opening`)."""
     settings = settings.resolved()
     rng = np.random.default_rng(seed)
     plane_set = evaluator.network.plane_set
@@ -177,7 +191,7 @@ def play_games(evaluator, settings: SelfPlaySettings, games: int,
     while playing or started < games:
         while len(playing) < settings.parallel and started < games:
             started += 1
-            game = _new_game(evaluator, settings, rng, started)
+            game = _new_game(evaluator, settings, rng, started, openings)
             _search(game, pool, settings, rng)
             playing[id(game.job)] = game
         for job in pool.step():
@@ -191,7 +205,7 @@ def play_games(evaluator, settings: SelfPlaySettings, games: int,
 
 
 def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator,
-              number: int) -> _Game:
+              number: int, openings: Sequence[OpeningLine] = ()) -> _Game:
     search = PUCTSearch(evaluator, c_puct=settings.c_puct,
                         fpu_reduction=settings.fpu_reduction,
                         batch_size=settings.search_batch, noise_fraction=settings.noise_fraction,
@@ -200,7 +214,11 @@ def _new_game(evaluator, settings: SelfPlaySettings, rng: np.random.Generator,
     komi = settings.komi
     if settings.komi_spread:
         komi += round(rng.uniform(-settings.komi_spread, settings.komi_spread) * 2) / 2
-    return _Game(GameState(settings.size, komi), search, may_resign, number)
+    state = GameState(settings.size, komi)
+    if openings and rng.random() < settings.opening_share:
+        started = start_from_opening(state, openings, rng)
+        state.root.properties["GC"] = [f"started after the first moves of {started}"]
+    return _Game(state, search, may_resign, number)
 
 
 def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,

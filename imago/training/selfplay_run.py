@@ -34,8 +34,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
+from .openings import OpeningLine
 from .replay import GameRecord, ReplayBuffer
 from .search_play import SelfPlaySettings, play_games
 
@@ -55,6 +56,7 @@ class ChunkTask:
     name: str
     threads: Optional[int] = None
     model_data: Optional[tuple[bytes, bytes]] = None
+    openings: tuple = ()
 
 
 @dataclass
@@ -87,7 +89,7 @@ def play_chunk(task: ChunkTask) -> ChunkResult:
     start = time.perf_counter()
     records, texts, checks, batches, surprises = [], [], [], [], []
     for played in play_games(evaluator, task.settings, task.games, task.seed, task.name,
-                             batches):
+                             batches, task.openings):
         records.append(played.record)
         played.state.root.properties["PB"] = played.state.root.properties["PW"] = [
             f"imago self-play ({Path(task.model).name})"]
@@ -178,11 +180,13 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
                  out: str | os.PathLike, workers: int = 1, ray: Optional[str] = None,
                  generation: int = 0, seed: Optional[int] = None,
                  chunk_games: Optional[int] = None, progress: bool = True,
-                 log: Log = print) -> SelfPlaySummary:
+                 log: Log = print, openings: Sequence[OpeningLine] = ()) -> SelfPlaySummary:
     """Make ``out/replay`` hold ``games`` games of ``generation`` (playing
     the ones missing) with ``workers`` local processes, or Ray actors on the
-    cluster at ``ray``; SGF files go to ``out/sgf/gen-GGGG/``. ValueError
-    when the network is not made for ``settings.size``."""
+    cluster at ``ray``; SGF files go to ``out/sgf/gen-GGGG/``; a share
+    ``settings.opening_share`` of them starts from ``openings``
+    (:mod:`~imago.training.openings`). ValueError when the network is not
+    made for ``settings.size``."""
     from imago.nn.modelfile import read_metadata, size_problem
 
     problem = size_problem(read_metadata(model), settings.size)
@@ -208,7 +212,7 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
     def task(index: int, size: int) -> ChunkTask:
         return ChunkTask(str(model), settings, size, seed + 7919 * (base + index) + generation,
                          f"gen{generation:04d}-{seed % 10000:04d}-{base + index:05d}",
-                         threads, data)
+                         threads, data, tuple(openings))
 
     sizes = [min(chunk, missing - k) for k in range(0, missing, chunk)]
     pending = [task(i, n) for i, n in enumerate(sizes)]
