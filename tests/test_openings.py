@@ -112,3 +112,25 @@ def test_selfplay_starts_games_from_openings_or_names_the_problem(tmp_path, tiny
     assert "3 9x9 games to start from (up to 20 moves, 15 on average)" in capsys.readouterr().err
     texts = [p.read_text() for p in (tmp_path / "b" / "sgf").rglob("*.sgf")]
     assert len(texts) == 2 and all("started after the first moves of g" in t for t in texts)
+
+
+def test_a_run_older_than_the_options_takes_them_on_resuming(tmp_path, tiny_model, records):
+    """A run.json written before the opening options existed reads them as
+    their defaults: giving a default changes nothing, giving lines is logged
+    against the default."""
+    import json
+
+    from imago.training.rl import start_run
+
+    run, _, _ = start_run(tmp_path / "run", tiny_model, RLConfig(), log=lambda _: None)
+    saved = json.loads((run.root / "run.json").read_text())
+    for key in ("openings", "opening_share", "opening_moves"):
+        del saved[key]
+    (run.root / "run.json").write_text(json.dumps(saved))
+    logged: list[str] = []
+    start_run(tmp_path / "run", tiny_model, RLConfig(), {"opening_share": 0.5},
+              log=logged.append)
+    assert not any("changed" in line for line in logged)
+    _, config, _ = start_run(tmp_path / "run", tiny_model, RLConfig(),
+                             {"openings": [str(records)]}, log=logged.append)
+    assert f"openings [] -> ['{records}']" in logged[-2] and config.openings == [str(records)]

@@ -90,7 +90,8 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     known = {f.name for f in fields(RLConfig)}
     stored = {k: v for k, v in saved.items() if k in known}
     before = RLConfig(**stored)
-    changed = {k: v for k, v in (overrides or {}).items() if stored.get(k) != v}
+    effective = asdict(before)  # a setting the run.json predates has its default
+    changed = {k: v for k, v in (overrides or {}).items() if effective.get(k) != v}
     stored.update(changed)
     state = run.read("state.json") or {}
     _check_network(run.model(state.get("best_generation", 0)), stored.get("size", 9),
@@ -101,7 +102,7 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
     if changed:  # only settings the run's network can take are kept
         run.write("run.json", stored)
         log("rl: settings changed by this command: "
-            + ", ".join(f"{k} {saved.get(k)} -> {v}" for k, v in changed.items()))
+            + ", ".join(f"{k} {effective.get(k)} -> {v}" for k, v in changed.items()))
     log(f"rl: resuming {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
         f"best gen-{state['best_generation']:04d}")
     return run, RLConfig(**stored), state
