@@ -84,10 +84,12 @@ def test_openings_are_checked_and_named(records, tmp_path):
     assert len(opening_lines([records], 5, None, logged.append)) == 1
     assert "1 5x5 games" in logged[0] and "broken.sgf" in logged[0]
     assert opening_lines([], 5, None, logged.append) == []
-    assert SelfPlaySettings(opening_moves=0).problems() == ["opening-moves must be at least 1, "
-                                                            "not 0"]
+    refused = ("opening-moves must be at least 1 (0 on the command line: a quarter of the "
+               "board's points), not {}")
+    assert SelfPlaySettings(opening_moves=0).problems() == [refused.format(0)]
     assert "opening-share" in SelfPlaySettings(opening_share=2).problems()[0]
-    assert "--opening-moves" in RLConfig(opening_moves=-1).problems()[0]
+    assert RLConfig(opening_moves=-1).problems() == [refused.format(-1)]  # once, not twice
+    assert RLConfig(opening_moves=0).problems() == []
     assert RLConfig().selfplay_settings(-0.9).opening_share == 0.0  # no lines, no share
     config = RLConfig(openings=[str(records)], opening_moves=7)
     assert (config.selfplay_settings(-0.9).opening_share,

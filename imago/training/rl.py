@@ -47,12 +47,12 @@ from typing import Any, Callable, Optional
 from .average import save_combination
 from .data import write_json
 from .expert import training_mix
+from .openings import opening_lines
 from .replay import ReplayBuffer
 from .rl_config import RLConfig, RunFolder
 from .rl_rating import anchor_visits_problem, count_once, rate, report
 from .rl_trainer import train_with_progress
 from .search_play import komi_spread_problem
-from .openings import opening_lines
 from .selfplay_run import run_selfplay
 from .versus import one_colour_wins, play_versus, record_of
 

@@ -192,9 +192,6 @@ def selfplay_main(argv: list[str]) -> int:
                                 opening_share=args.opening_share if args.openings else 0.0,
                                 opening_moves=args.opening_moves or None)
     problems = settings.problems() + _common_problems(args)
-    if args.opening_moves < 0:
-        problems.append(f"--opening-moves must be 0 (a quarter of the board's points) or more, "
-                        f"not {args.opening_moves}")
     if args.games < 1:
         problems.append(f"--games must be at least 1, not {args.games}")
     if problems:

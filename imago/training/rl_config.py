@@ -87,9 +87,6 @@ class RLConfig:
         if self.rate_visits < 0:
             out.append(f"--rate-visits must be 0 (the self-play's --visits) or more, "
                        f"not {self.rate_visits}")
-        if self.opening_moves < 0:
-            out.append(f"--opening-moves must be 0 (a quarter of the board's points) or more, "
-                       f"not {self.opening_moves}")
         if self.start_games < 0:
             out.append(f"--start-games must be 0 or more, not {self.start_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]

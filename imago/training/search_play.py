@@ -109,7 +109,8 @@ class SelfPlaySettings:
                 out.append(f"{name.replace('_', '-')} must be at least 1, "
                            f"not {getattr(self, name)}")
         if self.opening_moves is not None and self.opening_moves < 1:
-            out.append(f"opening-moves must be at least 1, not {self.opening_moves}")
+            out.append(f"opening-moves must be at least 1 (0 on the command line: a quarter of "
+                       f"the board's points), not {self.opening_moves}")
         for name in ("full_share", "no_resign_share", "noise_fraction", "opening_share"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 out.append(f"{name.replace('_', '-')} must be from 0 to 1, "
