@@ -79,11 +79,11 @@ def test_only_the_searched_moves_are_recorded(records):
 
 def test_openings_are_checked_and_named(records, tmp_path):
     with pytest.raises(ValueError, match="no 9x9 game"):
-        opening_lines([records], 9, None, print)
+        opening_lines([records], 9, default_opening_moves(9), print)
     logged: list[str] = []
-    assert len(opening_lines([records], 5, None, logged.append)) == 1
+    assert len(opening_lines([records], 5, default_opening_moves(5), logged.append)) == 1
     assert "1 5x5 games" in logged[0] and "broken.sgf" in logged[0]
-    assert opening_lines([], 5, None, logged.append) == []
+    assert opening_lines([], 5, default_opening_moves(5), logged.append) == []
     refused = ("opening-moves must be at least 1 (0 on the command line: a quarter of the "
                "board's points), not {}")
     assert SelfPlaySettings(opening_moves=0).problems() == [refused.format(0)]

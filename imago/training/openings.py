@@ -80,23 +80,22 @@ def load_openings(inputs: Sequence[str | os.PathLike], size: int, most_moves: in
     return lines
 
 
-def opening_lines(inputs: Sequence[str | os.PathLike], size: int, most_moves: Optional[int],
+def opening_lines(inputs: Sequence[str | os.PathLike], size: int, most_moves: int,
                   log: Callable[[str], object]) -> list[OpeningLine]:
-    """:func:`load_openings` for a self-play command: ``most_moves`` None
-    is :func:`default_opening_moves`; logs what was found and what was
+    """:func:`load_openings` for a self-play command (``most_moves`` as the
+    resolved self-play settings have it); logs what was found and what was
     skipped (the first few files by name); ValueError when ``inputs`` hold
     no game to start from."""
     if not inputs:
         return []
-    most = default_opening_moves(size) if most_moves is None else most_moves
     problems: list[str] = []
-    lines = load_openings(inputs, size, most, problems)
+    lines = load_openings(inputs, size, most_moves, problems)
     shown = "; ".join(problems[:3]) + (f"; {len(problems) - 3} more" if len(problems) > 3 else "")
     if not lines:
         raise ValueError(f"--openings {' '.join(map(str, inputs))}: no {size}x{size} game "
                          f"without setup stones to start from" + (f" ({shown})" if shown else ""))
     mean = sum(map(len, lines)) / len(lines)
-    log(f"openings: {len(lines)} {size}x{size} games to start from (up to {most} moves, "
+    log(f"openings: {len(lines)} {size}x{size} games to start from (up to {most_moves} moves, "
         f"{mean:.0f} on average)" + (f"; skipped: {shown}" if shown else ""))
     return lines
 

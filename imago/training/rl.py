@@ -193,7 +193,8 @@ def _selfplay(run: RunFolder, config: RLConfig, state: dict, ray: Optional[str],
     log(f"rl: iteration {iteration}: self-play, {config.games} games with "
         f"gen-{state['best_generation']:04d} (resign below {state['resign_value']:.2f})")
     settings = config.selfplay_settings(state["resign_value"])
-    openings = opening_lines(config.openings, config.size, settings.opening_moves, log)
+    openings = opening_lines(config.openings, config.size, settings.resolved().opening_moves,
+                             log)
     summary = run_selfplay(best, settings, config.games,
                            run.root, workers=config.workers, ray=ray, generation=iteration,
                            seed=config.seed * 100_003 + iteration, progress=progress, log=log,
