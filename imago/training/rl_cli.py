@@ -11,7 +11,7 @@ from typing import Optional
 
 from .openings import OPENING_SHARE, opening_lines
 from .options import HelpFormatter
-from .rl_config import ANCHORS, TRAIN_FROM, RLConfig
+from .rl_config import ANCHORS, TRAIN_FROM, RLConfig, selfplay_settings_of
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
 
@@ -183,14 +183,7 @@ def selfplay_main(argv: list[str]) -> int:
 
     parser = selfplay_parser()
     args = parser.parse_args(argv)
-    settings = SelfPlaySettings(size=args.size, komi=args.komi, komi_spread=args.komi_spread,
-                                visits=args.visits,
-                                cheap_visits=args.cheap_visits, full_share=args.full_share,
-                                parallel=args.parallel, resign_value=args.resign_value,
-                                no_resign_share=args.no_resign_share,
-                                prune_targets=args.prune_targets,
-                                opening_share=args.opening_share if args.openings else 0.0,
-                                opening_moves=args.opening_moves or None)
+    settings = selfplay_settings_of(args, args.resign_value)
     problems = settings.problems() + _common_problems(args)
     if args.games < 1:
         problems.append(f"--games must be at least 1, not {args.games}")

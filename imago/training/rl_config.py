@@ -98,14 +98,7 @@ class RLConfig:
         return out
 
     def selfplay_settings(self, resign_value: float) -> SelfPlaySettings:
-        return SelfPlaySettings(size=self.size, komi=self.komi, komi_spread=self.komi_spread,
-                                visits=self.visits,
-                                cheap_visits=self.cheap_visits, full_share=self.full_share,
-                                parallel=self.parallel, resign_value=resign_value,
-                                no_resign_share=self.no_resign_share,
-                                prune_targets=self.prune_targets,
-                                opening_share=self.opening_share if self.openings else 0.0,
-                                opening_moves=self.opening_moves or None)
+        return selfplay_settings_of(self, resign_value)
 
     def anchor_visits(self) -> int:
         """Visits a move of the networks' games against the anchors:
@@ -123,6 +116,20 @@ class RLConfig:
                              value_mix=self.value_mix,
                              mix_share=self.mix_share if self.mix else 0.0,
                              other_sizes_share=self.other_sizes_share, seed=self.seed)
+
+
+def selfplay_settings_of(source, resign_value: float) -> SelfPlaySettings:
+    """The self-play settings of ``source``, a run's :class:`RLConfig` or
+    ``train.py selfplay``'s parsed arguments (the same names): games start
+    from openings only where lines are given, and an ``opening_moves`` of 0
+    is the settings' default."""
+    return SelfPlaySettings(size=source.size, komi=source.komi, komi_spread=source.komi_spread,
+                            visits=source.visits, cheap_visits=source.cheap_visits,
+                            full_share=source.full_share, parallel=source.parallel,
+                            resign_value=resign_value, no_resign_share=source.no_resign_share,
+                            prune_targets=source.prune_targets,
+                            opening_share=source.opening_share if source.openings else 0.0,
+                            opening_moves=source.opening_moves or None)
 
 
 TRAIN_FROM = ("latest", "best")
@@ -171,4 +178,5 @@ class RunFolder:
         write_json(self.root / name, data, indent=1)
 
 
-__all__ = ["ANCHORS", "ANCHOR_NAMES", "TRAIN_FROM", "RLConfig", "RunFolder"]
+__all__ = ["ANCHORS", "ANCHOR_NAMES", "TRAIN_FROM", "RLConfig", "RunFolder",
+           "selfplay_settings_of"]
