@@ -265,10 +265,12 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
     assert DEFAULT_MODEL == MODELS / "soup.keras"
     assert shipped_model(5) == SIZE_MODELS[5] == MODELS / "residual5.keras"
     assert shipped_model(9) == SIZE_MODELS[9] == MODELS / "soup9.keras"
-    assert {shipped_model(size) for size in (6, 7, 11, 13, 19)} == {DEFAULT_MODEL}
+    assert shipped_model(13) == SIZE_MODELS[13] == MODELS / "rl13t4.keras"
+    assert {shipped_model(size) for size in (6, 7, 11, 15, 19)} == {DEFAULT_MODEL}
     mcts = create_algorithm("mcts", visits=8, seed=1)
-    assert mcts.networks.for_size(13).path == mcts.networks.for_size(19).path == DEFAULT_MODEL
-    assert mcts.networks.for_size(13) is mcts.networks.for_size(19)  # one evaluator a file
+    assert mcts.networks.for_size(11).path == mcts.networks.for_size(19).path == DEFAULT_MODEL
+    assert mcts.networks.for_size(11) is mcts.networks.for_size(19)  # one evaluator a file
+    assert mcts.networks.for_size(13).path == SIZE_MODELS[13]
     assert mcts.networks.for_size(9).path == SIZE_MODELS[9]
     assert mcts.networks.for_size(5).path == SIZE_MODELS[5]
     assert not mcts.networks.uses_network(4)  # below 5x5: the search alone
@@ -276,13 +278,14 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
     given = create_algorithm("mcts", model=str(residual9), visits=8)
     assert given.networks.for_size(19).path == residual9  # a model given plays every size
     policy = create_algorithm("policy")
-    assert policy._model_for(13).path == policy._model_for(7).path == DEFAULT_MODEL
+    assert policy._model_for(19).path == policy._model_for(7).path == DEFAULT_MODEL
+    assert policy._model_for(13).path == SIZE_MODELS[13]
     assert policy._model_for(9).path == SIZE_MODELS[9]
     engine = AnalysisEngine("default", seed=1, write=lambda answer: None)
     try:
         query = parse_line('{"id": "a", "moves": [], "rules": "chinese", "komi": 7.5, '
                               '"boardXSize": 13, "boardYSize": 13, "maxVisits": 4}').query
-        assert engine._pool_for(query).evaluator.path == DEFAULT_MODEL
+        assert engine._pool_for(query).evaluator.path == SIZE_MODELS[13]
     finally:
         engine.close()
 
@@ -302,7 +305,7 @@ def test_the_shipped_network_is_found_with_the_back_end_keras_is_told_to_use(mon
                         lambda name, *a: object() if name in installed else None)
     monkeypatch.setenv("KERAS_BACKEND", "jax")
     assert evaluator.networks_can_run()
-    assert evaluator.default_model_path(13) == evaluator.DEFAULT_MODEL
+    assert evaluator.default_model_path(19) == evaluator.DEFAULT_MODEL
     assert evaluator.default_model_path(9) == evaluator.SIZE_MODELS[9]
     monkeypatch.delenv("KERAS_BACKEND")  # TensorFlow, not installed here
     assert not evaluator.networks_can_run() and evaluator.default_model_path(9) is None

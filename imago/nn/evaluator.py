@@ -31,17 +31,21 @@ log = logging.getLogger("imago.nn")
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "soup.keras"
-"""The shipped network of every board size but 5x5: the mean of the weights
+"""The shipped network of the board sizes without one of their own
+(:data:`SIZE_MODELS`), 19x19 among them: the mean of the weights
 of two continuations of ``rl9s.keras`` (the multi-size network after a 9x9
 self-play iteration and the records of every size), one on the records with
 a light value loss, one on KataGo's 8-visit 9x9 games: stronger than rl9s on
 9x9 at equal visits, level on 19x19 (models/README.md)."""
-SIZE_MODELS = {5: MODELS_DIR / "residual5.keras", 9: MODELS_DIR / "soup9.keras"}
+SIZE_MODELS = {5: MODELS_DIR / "residual5.keras", 9: MODELS_DIR / "soup9.keras",
+               13: MODELS_DIR / "rl13t4.keras"}
 """Board sizes with a shipped network of their own: 5x5 (the multi-size
 network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
-never did) and 9x9 (``soup.keras`` after one iteration of the self-play
-loop on 9x9: stronger there at equal visits and against the fixed anchors,
-not measured on the big boards, which keep ``soup.keras``)."""
+never did), 9x9 (``soup.keras`` after one iteration of the self-play loop on
+9x9: stronger there at equal visits and against the fixed anchors) and 13x13
+(``soup.keras`` after four iterations of the 13x13 loop's trainer: stronger
+against KataGo's raw policy at equal visits, as strong against GNU Go).
+19x19 and the other sizes keep ``soup.keras``."""
 
 
 def shipped_model(size: int = 9) -> Path:
