@@ -29,7 +29,9 @@ included) goes on where the loop was:
    K outputs;
 3. **gate**: candidate against best, ``gate_games`` games at equal visits
    (:mod:`imago.match.arena`, each game a line of ``matches/``, so a stopped
-   gate plays only the games it misses); promoted at ``threshold``;
+   gate plays only the games it misses); promoted at ``threshold``, and with
+   ``gate_anchor_games`` only if it also scores against the anchors at
+   least the best network's share (its rating games);
 4. **rate**: a promoted network plays the fixed anchors (GNU Go level 10,
    KataGo at 1 visit) through the match tool, and the Elo table and curve
    are refitted from every result (:mod:`imago.training.rl_rating`).
@@ -50,7 +52,7 @@ from .expert import training_mix
 from .openings import opening_lines
 from .replay import ReplayBuffer
 from .rl_config import RLConfig, RunFolder
-from .rl_rating import anchor_visits_problem, count_once, rate, report
+from .rl_rating import anchor_gate, anchor_visits_problem, count_once, rate, report
 from .rl_trainer import train_with_progress
 from .search_play import komi_spread_problem
 from .selfplay_run import run_selfplay
@@ -298,7 +300,9 @@ def _training_start(run: RunFolder, config: RLConfig, state: dict) -> Path:
 
 def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
           progress: bool = False) -> bool:
-    """The gate match; promotes the candidate and returns True when it won."""
+    """The gate match (and with ``gate_anchor_games`` the candidate's
+    anchor games, :func:`~imago.training.rl_rating.anchor_gate`); promotes
+    the candidate and returns True when it passed."""
     iteration = state["iteration"]
     best_name, cand_name = f"gen-{state['best_generation']:04d}", f"cand-{iteration + 1:04d}"
     games = play_versus([str(run.candidate(iteration + 1)),
@@ -314,15 +318,22 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
     if warning:
         log(f"rl: gate: {warning}")
     count_once(run, cand_name, best_name, decision)
-    state["history"].append({"iteration": iteration, "candidate": cand_name, "best": best_name,
-                             "wins": decision.wins, "games": decision.games,
-                             "score": decision.score, "promoted": decision.promoted})
-    if decision.promoted:
+    entry = {"iteration": iteration, "candidate": cand_name, "best": best_name,
+             "wins": decision.wins, "games": decision.games, "score": decision.score,
+             "promoted": decision.promoted}
+    if decision.promoted and config.gate_anchor_games:
+        entry["anchors"] = anchor_gate(run, config, state, iteration, log)
+        entry["promoted"] = all(v["passed"] for v in entry["anchors"].values())
+        if not entry["promoted"]:
+            log(f"rl: gate: {cand_name} is not promoted: it scored less against the "
+                f"anchors than {best_name}")
+    state["history"].append(entry)
+    if entry["promoted"]:
         generation = state["best_generation"] + 1
         _copy_model(run.candidate(iteration + 1), run.model(generation))
         state["best_generation"] = generation
         state.setdefault("aliases", {})[cand_name] = f"gen-{generation:04d}"
-    return decision.promoted
+    return entry["promoted"]
 
 
 __all__ = ["RLConfig", "RunFolder", "start_run", "run_loop", "STAGES"]

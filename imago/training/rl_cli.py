@@ -155,6 +155,11 @@ def rl_parser() -> argparse.ArgumentParser:
                    help="games of a candidate against the best network")
     p.add_argument("--threshold", type=float, default=d.threshold, metavar="P",
                    help="score share that promotes a candidate")
+    p.add_argument("--gate-anchor-games", type=int, default=d.gate_anchor_games, metavar="N",
+                   help="a candidate that wins its gate also plays N games against each "
+                        "anchor (at --rate-visits) and is promoted only if it scores at "
+                        "least the best network's share in its rating games; a promoted "
+                        "one is rated on fresh games (0: the head-to-head gate alone)")
     p.add_argument("--rate-games", type=int, default=d.rate_games, metavar="N",
                    help="games of each promoted network against each anchor (0: none); "
                         "a resumed run with a larger N tops every generation rated "

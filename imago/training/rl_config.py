@@ -52,6 +52,7 @@ class RLConfig:
     other_sizes_share: float = OTHER_SIZES_SHARE
     gate_games: int = 100
     threshold: float = 0.55
+    gate_anchor_games: int = 0
     rate_games: int = 10
     rate_visits: int = 0
     start_games: int = 0
@@ -87,6 +88,11 @@ class RLConfig:
         if self.rate_visits < 0:
             out.append(f"--rate-visits must be 0 (the self-play's --visits) or more, "
                        f"not {self.rate_visits}")
+        if self.gate_anchor_games < 0:
+            out.append(f"--gate-anchor-games must be 0 or more, not {self.gate_anchor_games}")
+        elif self.gate_anchor_games and (self.rate_games < 1 or not self.anchors):
+            out.append("--gate-anchor-games compares a candidate with the best network's "
+                       "rating games: give --rate-games 1 or more and an anchor")
         if self.start_games < 0:
             out.append(f"--start-games must be 0 or more, not {self.start_games}")
         unknown = [a for a in self.anchors if a not in ANCHORS]

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 from .rl_config import ANCHOR_NAMES, ANCHORS, RLConfig, RunFolder
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
-                     fit_elo)
+                     fit_elo, wilson_interval)
 from .versus import play_versus, record_of
 
 Log = Callable[[str], Any]
@@ -38,18 +38,24 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
     rated = state.setdefault("rated", [])
     if config.rate_games >= 1:
         state["anchor_visits"] = config.anchor_visits()  # start_run kept it if games exist
-        from imago.match.tool import find_gnugo
-
-        engines = {"gnugo": find_gnugo(), "katago": _katago()}
-        anchors = [anchor for anchor in config.anchors if engines[anchor] is not None]
-        for anchor in config.anchors:
-            if anchor not in anchors:
-                log(f"rl: rating: {anchor} is not installed here; no network is rated "
-                    f"against it")
+        anchors, engines = _installed_anchors(config, log)
         for earlier in [generation] + [g for g in rated if g != generation]:
             _rate_against_anchors(run, config, earlier, anchors, engines, log)
     if generation not in rated:
         rated.append(generation)
+
+
+def _installed_anchors(config: RLConfig, log: Log) -> tuple[list[str], dict]:
+    """The run's anchors installed here, and the programs' paths by anchor;
+    each missing one is said."""
+    from imago.match.tool import find_gnugo
+
+    engines = {"gnugo": find_gnugo(), "katago": _katago()}
+    anchors = [anchor for anchor in config.anchors if engines[anchor] is not None]
+    for anchor in config.anchors:
+        if anchor not in anchors:
+            log(f"rl: {anchor} is not installed here; no network plays it")
+    return anchors, engines
 
 
 def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
@@ -58,35 +64,107 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
     of ``anchors`` (those of the ratings log count), played through the
     match tool (``engines``: the programs' paths) and logged as one more
     result each."""
-    from imago.match.cli import first_free_sgf
-    from imago.match.tool import Match, MatchSettings, Referee
-
     name = f"gen-{generation:04d}"
     ratings = RatingLog(run.root)
     played: Counter = Counter()
     for r in ratings.results():
         played[r.player, r.opponent] += r.games
-    visits = config.anchor_visits()
-    player = (f"{sys.executable} -m imago gtp -o model={run.model(generation).resolve()} "
-              f"--visits {visits} --no-resign --seed {_anchor_seed(config, generation)}")
     for anchor in anchors:
-        label, command = ANCHORS[anchor]
+        label = ANCHORS[anchor][0]
         before = played[name, label]
         missing = config.rate_games - int(before)
         if missing <= 0:
             continue
-        folder = str(run.root / "matches" / f"{name}-{label}")
-        settings = MatchSettings(commands=(player, command.format(**engines)),
-                                 names=(name, label), games=missing,
-                                 size=config.size, komi=config.komi, sgf_dir=folder,
-                                 first_sgf=first_free_sgf(folder))  # earlier games kept
-        match = Match(settings, Referee())
         more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
-        log(f"rl: rating {name} against {label}, {missing} games{more}, {visits} visits a move")
-        match.play(out=lambda line: None)
-        mine, theirs = match.stats
-        ratings.append(MatchResult(name, label, mine.wins, mine.losses, mine.draws))
-        log(f"rl: {name} against {label}: {mine.wins} wins, {mine.losses} losses")
+        log(f"rl: rating {name} against {label}, {missing} games{more}, "
+            f"{config.anchor_visits()} visits a move")
+        result = _anchor_match(run, config, run.model(generation), name, anchor, engines,
+                               missing, _anchor_seed(config, generation))
+        ratings.append(result)
+        log(f"rl: {name} against {label}: {result.wins} wins, {result.losses} losses")
+
+
+def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
+                  engines: dict, games: int, seed: str) -> MatchResult:
+    """``games`` games of the network at ``model`` (as ``name``, imago's
+    player at the anchor visits, seeded by the template ``seed``) against
+    ``anchor`` through the match tool, the SGF files in
+    ``RUN/matches/NAME-ANCHOR/`` numbered on after those there; its record."""
+    from imago.match.cli import first_free_sgf
+    from imago.match.tool import Match, MatchSettings, Referee
+
+    label, command = ANCHORS[anchor]
+    player = (f"{sys.executable} -m imago gtp -o model={model.resolve()} "
+              f"--visits {config.anchor_visits()} --no-resign --seed {seed}")
+    folder = str(run.root / "matches" / f"{name}-{label}")
+    settings = MatchSettings(commands=(player, command.format(**engines)),
+                             names=(name, label), games=games,
+                             size=config.size, komi=config.komi, sgf_dir=folder,
+                             first_sgf=first_free_sgf(folder))  # earlier games kept
+    match = Match(settings, Referee())
+    match.play(out=lambda line: None)
+    mine, _ = match.stats
+    return MatchResult(name, label, mine.wins, mine.losses, mine.draws)
+
+
+GATE_ANCHOR_LOG = "gate-anchor.jsonl"
+"""The candidates' anchor games of :func:`anchor_gate`, kept apart from
+``ratings.jsonl``: a network promoted for its good anchor games would carry
+that luck into its rating, so a promoted one is rated on fresh games."""
+
+
+def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
+                log: Log) -> dict:
+    """The anchor half of the gate (``gate_anchor_games``): the candidate of
+    ``iteration`` plays that many games against each installed anchor at
+    the anchor visits, and passes where its score share is at least the
+    best network's in its rating games against that anchor: a candidate
+    that beats its parent without gaining against a fixed opponent is
+    kept out (on 13x13 such promotions left the curve flat; README, rl13v).
+    A stopped check replays its match; a logged one is not played again.
+    Returns ``{anchor label: {"candidate": [points, games], "best": [points,
+    games], "passed": bool}}`` (empty: nothing to compare)."""
+    cand = f"cand-{iteration + 1:04d}"
+    best = f"gen-{state['best_generation']:04d}"
+    anchors, engines = _installed_anchors(config, log)
+    ratings = RatingLog(run.root).results()
+    gate_log = RatingLog(run.root, GATE_ANCHOR_LOG)
+    verdicts: dict = {}
+    for anchor in anchors:
+        label = ANCHORS[anchor][0]
+        best_points, best_games = _points(ratings, best, label)
+        if not best_games:
+            log(f"rl: gate: {best} has no games against {label} to compare {cand} with")
+            continue
+        logged = [r for r in gate_log.results() if (r.player, r.opponent) == (cand, label)]
+        if logged:
+            result = logged[-1]
+        else:
+            log(f"rl: gate: {cand} against {label}, {config.gate_anchor_games} games, "
+                f"{config.anchor_visits()} visits a move")
+            result = _anchor_match(run, config, run.candidate(iteration + 1), cand, anchor,
+                                   engines, config.gate_anchor_games,
+                                   f"{config.seed}8{iteration + 1:04d}{{game}}")
+            gate_log.append(result)
+        points, games = _points([result], cand, label)
+        passed = points / games >= best_points / best_games if games else False
+        verdicts[label] = {"candidate": [points, games], "best": [best_points, best_games],
+                           "passed": passed}
+        log(f"rl: gate: against {label} {cand} {_share(points, games)}, {best} "
+            f"{_share(best_points, best_games)}: {'passed' if passed else 'failed'}")
+    return verdicts
+
+
+def _points(results: list[MatchResult], player: str, opponent: str) -> tuple[float, float]:
+    """``player``'s points (a draw half a win) and games against ``opponent``."""
+    mine = [r for r in results if (r.player, r.opponent) == (player, opponent)]
+    return (sum(r.wins + r.draws / 2 for r in mine), sum(r.games for r in mine))
+
+
+def _share(points: float, games: float) -> str:
+    low, high = wilson_interval(points, games)
+    return (f"{points:g} of {games:g} ({100 * points / games:.0f}%, 95% "
+            f"{100 * low:.0f}-{100 * high:.0f}%)")
 
 
 def _anchor_seed(config: RLConfig, generation: int) -> str:
@@ -209,4 +287,4 @@ def _katago() -> Optional[str]:
     return str(path) if path.exists() else None
 
 
-__all__ = ["ELO_ZEROS", "rate", "count_once", "report"]
+__all__ = ["ELO_ZEROS", "GATE_ANCHOR_LOG", "rate", "anchor_gate", "count_once", "report"]

@@ -1,0 +1,114 @@
+"""The gate's anchor half (``--gate-anchor-games``): a candidate that beats
+the best network must also score against the fixed anchors at least the
+best network's share, on games kept apart from the ratings."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+from imago.training import rl, rl_rating  # noqa: E402
+from imago.training.rating import RatingLog  # noqa: E402
+from imago.training.rl import RLConfig, start_run  # noqa: E402
+
+ANCHOR_WINS = {"gen-0000": 2, "cand-0001": 3, "gen-0001": 2, "cand-0002": 1}
+"""Wins of each network in 4 games against the anchor."""
+
+
+@pytest.fixture
+def anchor_matches(monkeypatch):
+    """Anchor matches that play nothing: each network wins its
+    ``ANCHOR_WINS``; returns the list of (name, games, command) played."""
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+
+    played = []
+
+    class FakeMatch:
+        def __init__(self, settings, referee):
+            self.settings = settings
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+
+        def play(self, out=print):
+            name, games = self.settings.names[0], self.settings.games
+            played.append((name, games, self.settings.commands[0]))
+            self.stats[0].wins = ANCHOR_WINS[name] * games // 4
+            self.stats[0].losses = games - self.stats[0].wins
+
+    monkeypatch.setattr(tool, "Match", FakeMatch)
+    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
+    monkeypatch.setattr(rl_rating, "_katago", lambda: "/bin/true")
+    return played
+
+
+@pytest.fixture
+def candidates_win_head_to_head(monkeypatch):
+    """Every gate match won by the candidate, colours alternating."""
+    def play_versus(models, names, games, *args, **kwargs):
+        return [{"number": n, "black": names[n % 2], "white": names[1 - n % 2],
+                 "winner": names[0], "result": "B+R" if n % 2 == 0 else "W+R"}
+                for n in range(games)]
+
+    monkeypatch.setattr(rl, "play_versus", play_versus)
+
+
+def test_a_gate_winner_is_promoted_only_if_it_holds_its_ground_against_the_anchor(
+        tmp_path, tiny_model, anchor_matches, candidates_win_head_to_head):
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, gate_games=4, rate_games=4,
+                      gate_anchor_games=4, anchors=["katago"], resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    assert [p[:2] for p in anchor_matches] == [("gen-0000", 4)]
+
+    rl._copy_model(run.model(0), run.candidate(1))
+    lines: list[str] = []
+    assert rl._gate(run, config, state, lines.append)
+    assert state["best_generation"] == 1
+    assert state["history"][-1]["anchors"] == {
+        "katago-gtp-1": {"candidate": [3, 4], "best": [2, 4], "passed": True}}
+    assert "--seed 180001{game}" in anchor_matches[-1][2]  # apart from gen-0001's 10001{game}
+    assert any("cand-0001 3 of 4 (75%" in line and "gen-0000 2 of 4 (50%" in line
+               for line in lines), lines
+    # the candidate's anchor games stay out of the ratings: its generation plays fresh ones
+    assert [(r.player, r.opponent) for r in RatingLog(run.root).results()] == [
+        ("gen-0000", "katago-gtp-1"), ("cand-0001", "gen-0000")]
+    rl_rating.rate(run, config, state, 1, lambda _: None)
+    assert [p[:2] for p in anchor_matches] == [("gen-0000", 4), ("cand-0001", 4),
+                                               ("gen-0001", 4)]
+
+    state["iteration"] = 1
+    rl._copy_model(run.model(0), run.candidate(2))
+    lines.clear()
+    assert not rl._gate(run, config, state, lines.append)
+    assert state["best_generation"] == 1 and not state["history"][-1]["promoted"]
+    assert state["history"][-1]["wins"] == 4  # it won its head-to-head games
+    assert any("cand-0002 is not promoted" in line for line in lines), lines
+    anchor_matches.clear()
+    assert not rl._gate(run, config, state, lambda _: None)  # a resumed gate: logged games count
+    assert anchor_matches == []
+
+
+def test_a_candidate_that_loses_its_gate_plays_no_anchor_games(tmp_path, tiny_model,
+                                                               anchor_matches, monkeypatch):
+    monkeypatch.setattr(rl, "play_versus", lambda models, names, games, *a, **k: [
+        {"number": n, "black": names[n % 2], "white": names[1 - n % 2], "winner": names[1],
+         "result": "W+R"} for n in range(games)])
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, gate_games=4, rate_games=4,
+                      gate_anchor_games=4, anchors=["katago"], resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    rl._copy_model(run.model(0), run.candidate(1))
+    anchor_matches.clear()
+    assert not rl._gate(run, config, state, lambda _: None)
+    assert anchor_matches == [] and "anchors" not in state["history"][-1]
+
+
+def test_the_anchor_gate_needs_rating_games_to_compare_with():
+    assert RLConfig(gate_anchor_games=-1).problems() == [
+        "--gate-anchor-games must be 0 or more, not -1"]
+    problem = ("--gate-anchor-games compares a candidate with the best network's rating "
+               "games: give --rate-games 1 or more and an anchor")
+    assert RLConfig(gate_anchor_games=10, rate_games=0).problems() == [problem]
+    assert RLConfig(gate_anchor_games=10, anchors=[]).problems() == [problem]
+    assert RLConfig(gate_anchor_games=10).problems() == []
