@@ -68,6 +68,7 @@ def test_a_gate_winner_is_promoted_only_if_it_holds_its_ground_against_the_ancho
     assert state["history"][-1]["anchors"] == {
         "katago-gtp-1": {"candidate": [3, 4], "best": [2, 4], "passed": True}}
     assert "--seed 180001{game}" in anchor_matches[-1][2]  # apart from gen-0001's 10001{game}
+    assert any("the anchor games decide" in line for line in lines)
     assert any("cand-0001 3 of 4 (75%" in line and "gen-0000 2 of 4 (50%" in line
                for line in lines), lines
     # the candidate's anchor games stay out of the ratings: its generation plays fresh ones

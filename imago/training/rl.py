@@ -313,7 +313,8 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
                         seed=config.seed + iteration, progress=progress, log=log,
                         what="rl: gate")
     decision = record_of(games, cand_name, config.threshold)
-    log(f"rl: gate {cand_name} vs {best_name}: {decision}")
+    pending = "; the anchor games decide" if decision.promoted and config.gate_anchor_games else ""
+    log(f"rl: gate {cand_name} vs {best_name}: {decision}{pending}")
     warning = one_colour_wins(games)
     if warning:
         log(f"rl: gate: {warning}")
