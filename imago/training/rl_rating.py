@@ -144,7 +144,7 @@ def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
                 f"{config.anchor_visits()} visits a move")
             result = _anchor_match(run, config, run.candidate(iteration + 1), cand, anchor,
                                    engines, config.gate_anchor_games,
-                                   f"{config.seed}8{iteration + 1:04d}{{game}}")
+                                   _candidate_anchor_seed(config, iteration + 1))
             gate_log.append(result)
         points, games = _points([result], cand, label)
         passed = points / games >= best_points / best_games if games else False
@@ -173,6 +173,13 @@ def _anchor_seed(config: RLConfig, generation: int) -> str:
     the game number (``{game}``, numbered on across top-ups), so that every
     anchor game of a run repeats on the network's side."""
     return f"{config.seed}{generation:04d}{{game}}"
+
+
+def _candidate_anchor_seed(config: RLConfig, iteration: int) -> str:
+    """The seed template of candidate ``iteration``'s anchor games in the
+    gate: as :func:`_anchor_seed`, with an 8 before the number, so that no
+    generation's rating repeats its candidate's games."""
+    return f"{config.seed}8{iteration:04d}{{game}}"
 
 
 def _rate_against_start(run: RunFolder, config: RLConfig, generation: int, log: Log) -> None:
