@@ -113,3 +113,20 @@ def test_the_anchor_gate_needs_rating_games_to_compare_with():
     assert RLConfig(gate_anchor_games=10, rate_games=0).problems() == [problem]
     assert RLConfig(gate_anchor_games=10, anchors=[]).problems() == [problem]
     assert RLConfig(gate_anchor_games=10).problems() == []
+
+
+def test_a_candidate_whose_anchor_games_all_failed_is_not_promoted(tmp_path, tiny_model,
+                                                                     anchor_matches,
+                                                                     candidates_win_head_to_head):
+    """A match whose games all broke off counts no game: the check fails and
+    says so, it does not divide by zero."""
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, gate_games=4, rate_games=4,
+                      gate_anchor_games=4, anchors=["katago"], resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    RatingLog(run.root, rl_rating.GATE_ANCHOR_LOG).append(
+        rl_rating.MatchResult("cand-0001", "katago-gtp-1", 0, 0))
+    rl._copy_model(run.model(0), run.candidate(1))
+    lines: list[str] = []
+    assert not rl._gate(run, config, state, lines.append)
+    assert any("cand-0001 no games counted" in line and "failed" in line for line in lines)

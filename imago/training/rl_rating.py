@@ -162,6 +162,9 @@ def _points(results: list[MatchResult], player: str, opponent: str) -> tuple[flo
 
 
 def _share(points: float, games: float) -> str:
+    """``points`` of ``games`` in words, with the share's 95% interval."""
+    if not games:
+        return "no games counted"
     low, high = wilson_interval(points, games)
     return (f"{points:g} of {games:g} ({100 * points / games:.0f}%, 95% "
             f"{100 * low:.0f}-{100 * high:.0f}%)")
