@@ -266,3 +266,80 @@ def test_help_shows_the_defaults(capsys):
     text = capsys.readouterr().out
     assert "(default: 2)" in text and "(default: 9)" in text and "(default: 7.5)" in text
     assert "(default: no limit)" in text and "example:" in text
+
+
+# ------------------------------------------------------------------ games at once
+def test_concurrent_games_overlap_and_keep_their_numbers_colours_and_seeds(tmp_path, capsys):
+    log = tmp_path / "moves.txt"
+    body = (f'open(r"{log}", "a").write(f"{{sys.argv[-1]}} {{time.time()}} start\\n"); '
+            f'time.sleep(0.4); '
+            f'open(r"{log}", "a").write(f"{{sys.argv[-1]}} {{time.time()}} end\\n"); '
+            f'print("= pass\\n", flush=True)')
+    engine = fake_engine(tmp_path, "sleeper", body)
+    sgf_dir = tmp_path / "games"
+    status, out, err = run_match(["--engine1", f"{engine} {{game}}", "--engine2", IMAGO,
+                                  "--games", "4", "--concurrent", "4", "--size", "5",
+                                  "--referee", "imago", "--name1", "a", "--name2", "b",
+                                  "--sgf-dir", str(sgf_dir)], capsys)
+    assert status == 0, err
+    assert "4 games, 4 at once" in out and "\n4 games\n" in out
+    for number in (1, 3):
+        assert f"game {number}: B a - W b:" in out
+    for number in (2, 4):
+        assert f"game {number}: B b - W a:" in out
+    assert sorted(p.name for p in sgf_dir.glob("*.sgf")) == [
+        f"game-00{n}.sgf" for n in (1, 2, 3, 4)]
+    spans: dict = {}
+    for line in log.read_text().split("\n"):
+        if line:
+            game, moment, what = line.split()
+            spans.setdefault((game, what), []).append(float(moment))
+    assert {game for game, _ in spans} == {"1", "2", "3", "4"}
+    first_end = min(min(spans[g, "end"]) for g in "1234")
+    started_before = [g for g in "1234" if min(spans[g, "start"]) < first_end]
+    assert len(started_before) >= 2  # a second game was under way before any move ended
+
+
+def test_ctrl_c_in_a_concurrent_match_stops_the_games_in_play_uncounted(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    pids = tmp_path / "pids.txt"
+    # game 1 ends at once (its engine passes); the others hang in their first move
+    body = (f'open(r"{pids}", "a").write(f"{{__import__(\'os\').getpid()}}\\n"); '
+            f'time.sleep(0 if sys.argv[-1] == "1" else 300); print("= pass\\n", flush=True)')
+    engine = fake_engine(tmp_path, "hanger", body)
+    sgf_dir = tmp_path / "games"
+    match_process = subprocess.Popen(
+        [sys.executable, "-m", "imago.match", "--engine1", f"{engine} {{game}}",
+         "--engine2", f"{engine} {{game}}", "--games", "3", "--concurrent", "3",
+         "--size", "5", "--referee", "imago", "--sgf-dir", str(sgf_dir)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not (sgf_dir / "game-001.sgf").exists():
+        time.sleep(0.1)
+    while time.time() < deadline and len(pids.read_text().split()) < 4:
+        time.sleep(0.1)  # games 2 and 3 hang in their engines' first moves
+    match_process.send_signal(signal.SIGINT)
+    out, err = match_process.communicate(timeout=30)
+    assert match_process.returncode == 130, err
+    assert "interrupted after 1 of 3 games" in err
+    assert "game 1:" in out and "\n1 games\n" in out
+    assert [p.name for p in sgf_dir.glob("*.sgf")] == ["game-001.sgf"]
+    time.sleep(0.5)
+    for pid in map(int, pids.read_text().split()):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie awaits its reaper only
+            assert stat.read().split(")")[-1].split()[0] == "Z", f"engine {pid} still runs"
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_concurrent_below_one_is_refused(capsys, value):
+    status, out, err = run_match(["--engine1", "x", "--engine2", "y", "--concurrent", value],
+                                 capsys)
+    assert status == 2 and refused(err) == f"--concurrent must be at least 1, not {value}"

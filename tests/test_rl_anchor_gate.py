@@ -130,3 +130,38 @@ def test_a_candidate_whose_anchor_games_all_failed_is_not_promoted(tmp_path, tin
     lines: list[str] = []
     assert not rl._gate(run, config, state, lines.append)
     assert any("cand-0001 no games counted" in line and "failed" in line for line in lines)
+
+
+def test_a_rating_stopped_mid_match_keeps_the_games_it_finished(tmp_path, tiny_model,
+                                                                 monkeypatch):
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+
+    asked = []
+
+    class StoppedOnce:
+        """Finishes one game (a win) of the first match, then is stopped."""
+        def __init__(self, settings, referee):
+            self.settings = settings
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+            self.played = 0
+
+        def play(self, out=print):
+            asked.append((self.settings.games, self.settings.concurrent))
+            self.stats[0].wins, self.played = 1, 1
+            if len(asked) == 1:
+                raise KeyboardInterrupt
+            self.stats[0].losses, self.played = self.settings.games - 1, self.settings.games
+
+    monkeypatch.setattr(tool, "Match", StoppedOnce)
+    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
+    monkeypatch.setattr(rl_rating, "_katago", lambda: "/bin/true")
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=4, workers=2,
+                      anchors=["katago"], resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        rl_rating.rate(run, config, state, 0, lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    assert asked == [(4, 2), (3, 2)]  # the resumed rating plays the 3 games still missing
+    assert [(r.player, r.wins, r.losses) for r in RatingLog(run.root).results()] == [
+        ("gen-0000", 1, 0), ("gen-0000", 1, 2)]

@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--referee", choices=("auto", "gnugo", "imago"), default="auto",
                         help="who scores finished games: auto is GNU Go's final_score when "
                              "GNU Go is installed, else imago's count")
+    parser.add_argument("--concurrent", type=int, default=1, metavar="N",
+                        help="games played at once, each with engine processes of its own "
+                             "(colours and {game} seeds stay those of the game's number)")
     parser.add_argument("--show-stderr", action="store_true",
                         help="let the engines' stderr through")
     return parser
@@ -95,6 +98,8 @@ def option_problems(args: argparse.Namespace) -> list[str]:
         out.append(f"--{problem}")
     if args.time is not None and not (math.isfinite(args.time) and args.time > 0):
         out.append(f"--time must be a positive number of seconds, not {args.time:g}")
+    if args.concurrent < 1:
+        out.append(f"--concurrent must be at least 1, not {args.concurrent}")
     if args.max_moves is not None and args.max_moves < 1:
         out.append(f"--max-moves must be at least 1, not {args.max_moves}")
     for option, command in (("--engine1", args.engine1), ("--engine2", args.engine2)):
@@ -194,10 +199,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         names = [names[0] + " (1)", names[1] + " (2)"]
     settings = MatchSettings((args.engine1, args.engine2), (names[0], names[1]), args.games,
                              args.size, args.komi, args.time, args.max_moves, args.sgf_dir,
-                             first_sgf, args.show_stderr)
+                             first_sgf, args.show_stderr, args.concurrent)
     match = Match(settings, referee)
-    print(f"match: {names[0]} vs {names[1]}, {args.games} games, {args.size}x{args.size}, "
-          f"komi {args.komi:g}, referee {referee.name}", flush=True)
+    at_once = f", {args.concurrent} at once" if args.concurrent > 1 else ""
+    print(f"match: {names[0]} vs {names[1]}, {args.games} games{at_once}, "
+          f"{args.size}x{args.size}, komi {args.komi:g}, referee {referee.name}", flush=True)
     if first_sgf > 1:
         print(f"{args.sgf_dir} holds games up to game-{first_sgf - 1:03d}.sgf already: this "
               f"match's games start at game-{first_sgf:03d}.sgf, numbered on ({{game}} and "

@@ -34,7 +34,9 @@ class GTPClient:
     :class:`EngineDied` if the process is gone and :class:`GTPTimeout` after
     ``timeout`` seconds. Its stderr goes to ``stderr`` (default: discarded).
     Starting it raises OSError when the program cannot be run, ValueError
-    for an empty command or unbalanced quotes."""
+    for an empty command or unbalanced quotes. The engine runs in a process
+    session of its own, so a Ctrl-C at the terminal reaches the program that
+    drives it (which ends its games as it sees fit), not the engine."""
 
     def __init__(self, command: Union[str, Sequence[str]], name: Optional[str] = None,
                  stderr=subprocess.DEVNULL, cwd: Optional[str] = None):
@@ -44,7 +46,8 @@ class GTPClient:
         self.command = argv
         self.name = name or os.path.basename(argv[0])
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=stderr, text=True, bufsize=1, cwd=cwd)
+                                        stderr=stderr, text=True, bufsize=1, cwd=cwd,
+                                        start_new_session=True)
         self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

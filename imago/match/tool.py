@@ -17,7 +17,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -220,38 +222,79 @@ class MatchSettings:
     sgf_dir: Optional[str] = None
     first_sgf: int = 1                    # number of the first SGF file written
     show_stderr: bool = False
+    concurrent: int = 1                   # games at once, each with engines of its own
+
+
+class MatchStopped(Exception):
+    """A game cut off because its match is stopping: it is not counted."""
 
 
 class Match:
-    """The games of a match, played one by one; :attr:`stats` and
-    :attr:`records` always hold the games finished so far, each saved as SGF
-    when it ends, so a match stopped early loses only the game in play."""
+    """The games of a match, one by one or ``concurrent`` at once (each game
+    with engine processes of its own, so the engines need not be thread-safe);
+    :attr:`stats` and :attr:`records` always hold the games finished so far,
+    each saved as SGF when it ends, so a match stopped early loses only the
+    games in play. A game's number alone sets its colours and its ``{game}``
+    seed, so concurrency changes the order games end in, not the games."""
 
     def __init__(self, settings: MatchSettings, referee: Referee):
         self.settings = settings
         self.referee = referee
         self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
         self.records: list[GameRecord] = []
+        self._lock = threading.Lock()
+        self._live: list[GTPClient] = []      # engines of the games in play
+        self._stopping = False
 
     @property
     def played(self) -> int:
         return len(self.records)
 
     def play(self, out=print) -> None:
-        """Every game, one line each through ``out``. Raises OSError or
-        ValueError when an engine cannot be started (the games before it
-        stay counted)."""
-        for number in range(self.played, self.settings.games):
-            record = self.play_game(number)
-            out(f"game {record.number}: B {record.black} - W {record.white}: "
-                f"{record.result or '?'} ({record.reason}, {record.moves} moves"
-                f"{': ' + record.detail if record.detail else ''})")
+        """Every game, one line each through ``out``, in the order they end.
+        Raises OSError or ValueError when an engine cannot be started (the
+        games finished before it stay counted); on Ctrl-C the engines of the
+        games in play are stopped and those games are not counted."""
+        numbers = range(self.played, self.settings.games)
+        if self.settings.concurrent <= 1:
+            for number in numbers:
+                out(_line(self.play_game(number)))
+            return
+        pool = ThreadPoolExecutor(max_workers=self.settings.concurrent,
+                                  thread_name_prefix="match-game")
+        try:
+            for future in as_completed([pool.submit(self.play_game, n) for n in numbers]):
+                out(_line(future.result()))
+        except BaseException:
+            self._stop()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown()
+
+    def _stop(self) -> None:
+        """Cut off the games in play: their engines are killed, so each game
+        ends at once and, seeing the match stopping, is not counted."""
+        with self._lock:
+            self._stopping = True
+            live = list(self._live)
+        for client in live:
+            if client.process.poll() is None:
+                client.process.kill()
+
+    def _start_engine(self, command: str, name: str, stderr) -> GTPClient:
+        with self._lock:
+            if self._stopping:
+                raise MatchStopped
+            client = GTPClient(command, name=name, stderr=stderr)
+            self._live.append(client)
+            return client
 
     def play_game(self, number: int) -> GameRecord:
         """Game ``number`` of this match (from 0). Games are numbered on from
         the SGF files already in the folder, so a match resumed there goes on
         with new seeds for ``{game}`` and the colours alternating as before:
-        engine 1 has Black in odd-numbered games."""
+        engine 1 has Black in odd-numbered games. Raises MatchStopped for a
+        game the stopping of its match cut off."""
         s = self.settings
         game_number = s.first_sgf + number
         order = (0, 1) if game_number % 2 == 1 else (1, 0)
@@ -261,7 +304,7 @@ class Match:
         try:
             for i in order:
                 try:
-                    clients.append(GTPClient(commands[i], name=s.names[i], stderr=stderr))
+                    clients.append(self._start_engine(commands[i], s.names[i], stderr))
                 except OSError as err:
                     raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
                                   f"{commands[i]!r} ({err.strerror or err})") from None
@@ -270,7 +313,24 @@ class Match:
         finally:
             for client in clients:
                 client.close()
+            with self._lock:
+                self._live = [c for c in self._live if c not in clients]
         record.number = game_number
+        with self._lock:
+            if self._stopping:
+                raise MatchStopped
+            self._count(record, order)
+        if s.sgf_dir:
+            path = os.path.join(s.sgf_dir, f"game-{game_number:03d}.sgf")
+            try:
+                save_sgf(game, path)
+                record.sgf_path = path
+            except Exception as err:  # noqa: BLE001 - saving must never stop a match
+                print(f"could not save {path}: {err}", file=sys.stderr)
+        return record
+
+    def _count(self, record: GameRecord, order: tuple[int, int]) -> None:
+        """Add a finished game to the engines' totals and the records."""
         black, white = self.stats[order[0]], self.stats[order[1]]
         black.seconds += record.seconds[BLACK]
         white.seconds += record.seconds[WHITE]
@@ -281,12 +341,11 @@ class Match:
             winner, loser = (black, white) if record.winner == BLACK else (white, black)
             winner.wins += 1
             loser.lost(record.reason)
-        if s.sgf_dir:
-            path = os.path.join(s.sgf_dir, f"game-{game_number:03d}.sgf")
-            try:
-                save_sgf(game, path)
-                record.sgf_path = path
-            except Exception as err:  # noqa: BLE001 - saving must never stop a match
-                print(f"could not save {path}: {err}", file=sys.stderr)
         self.records.append(record)
-        return record
+
+
+def _line(record: GameRecord) -> str:
+    """One game's line of the match's output."""
+    return (f"game {record.number}: B {record.black} - W {record.white}: "
+            f"{record.result or '?'} ({record.reason}, {record.moves} moves"
+            f"{': ' + record.detail if record.detail else ''})")

@@ -43,7 +43,8 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
                         "the root noise gave included (default: pruned, as KataGo does)")
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="worker processes (with --ray: Ray actors; default there: one per "
-                        "CPU of the cluster)")
+                        "CPU of the cluster); train.py rl also plays this many anchor games "
+                        "at once")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run the workers as Ray actors on this cluster (HEAD:6379, or 'auto')")
     p.add_argument("--openings", nargs="+", default=[], metavar="SGF",

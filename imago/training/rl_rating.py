@@ -79,17 +79,21 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
         log(f"rl: rating {name} against {label}, {missing} games{more}, "
             f"{config.anchor_visits()} visits a move")
         result = _anchor_match(run, config, run.model(generation), name, anchor, engines,
-                               missing, _anchor_seed(config, generation))
+                               missing, _anchor_seed(config, generation), keep_stopped=ratings)
         ratings.append(result)
         log(f"rl: {name} against {label}: {result.wins} wins, {result.losses} losses")
 
 
 def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
-                  engines: dict, games: int, seed: str) -> MatchResult:
+                  engines: dict, games: int, seed: str,
+                  keep_stopped: Optional[RatingLog] = None) -> MatchResult:
     """``games`` games of the network at ``model`` (as ``name``, imago's
     player at the anchor visits, seeded by the template ``seed``) against
-    ``anchor`` through the match tool, the SGF files in
-    ``RUN/matches/NAME-ANCHOR/`` numbered on after those there; its record."""
+    ``anchor`` through the match tool, ``workers`` of them at once, the SGF
+    files in ``RUN/matches/NAME-ANCHOR/`` numbered on after those there; its
+    record. A match stopped (Ctrl-C, SIGTERM) logs the games it finished to
+    ``keep_stopped`` when given, so that a resumed rating plays only the
+    rest (the games in play when it stopped are not counted)."""
     from imago.match.cli import first_free_sgf
     from imago.match.tool import Match, MatchSettings, Referee
 
@@ -100,11 +104,21 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     settings = MatchSettings(commands=(player, command.format(**engines)),
                              names=(name, label), games=games,
                              size=config.size, komi=config.komi, sgf_dir=folder,
-                             first_sgf=first_free_sgf(folder))  # earlier games kept
+                             first_sgf=first_free_sgf(folder),  # earlier games kept
+                             concurrent=max(1, config.workers or 1))
     match = Match(settings, Referee())
-    match.play(out=lambda line: None)
-    mine, _ = match.stats
-    return MatchResult(name, label, mine.wins, mine.losses, mine.draws)
+
+    def result() -> MatchResult:
+        mine, _ = match.stats
+        return MatchResult(name, label, mine.wins, mine.losses, mine.draws)
+
+    try:
+        match.play(out=lambda line: None)
+    except KeyboardInterrupt:
+        if keep_stopped is not None and match.played:
+            keep_stopped.append(result())
+        raise
+    return result()
 
 
 GATE_ANCHOR_LOG = "gate-anchor.jsonl"
