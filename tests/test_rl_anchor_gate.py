@@ -17,7 +17,16 @@ ANCHOR_WINS = {"gen-0000": 2, "cand-0001": 3, "gen-0001": 2, "cand-0002": 1}
 
 
 @pytest.fixture
-def anchor_matches(monkeypatch):
+def only_katago_installed(monkeypatch):
+    """KataGo stands in as the one installed anchor; GNU Go is absent."""
+    import imago.match.tool as tool
+
+    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
+    monkeypatch.setattr(rl_rating, "_katago", lambda: "/bin/true")
+
+
+@pytest.fixture
+def anchor_matches(monkeypatch, only_katago_installed):
     """Anchor matches that play nothing: each network wins its
     ``ANCHOR_WINS``; returns the list of (name, games, command) played."""
     import imago.match.tool as tool
@@ -37,8 +46,6 @@ def anchor_matches(monkeypatch):
             self.stats[0].losses = games - self.stats[0].wins
 
     monkeypatch.setattr(tool, "Match", FakeMatch)
-    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
-    monkeypatch.setattr(rl_rating, "_katago", lambda: "/bin/true")
     return played
 
 
@@ -133,7 +140,8 @@ def test_a_candidate_whose_anchor_games_all_failed_is_not_promoted(tmp_path, tin
 
 
 def test_a_rating_stopped_mid_match_keeps_the_games_it_finished(tmp_path, tiny_model,
-                                                                 monkeypatch):
+                                                                 monkeypatch,
+                                                                 only_katago_installed):
     import imago.match.tool as tool
     from imago.match.tool import EngineStats
 
@@ -154,8 +162,6 @@ def test_a_rating_stopped_mid_match_keeps_the_games_it_finished(tmp_path, tiny_m
             self.stats[0].losses, self.played = self.settings.games - 1, self.settings.games
 
     monkeypatch.setattr(tool, "Match", StoppedOnce)
-    monkeypatch.setattr(tool, "find_gnugo", lambda: None)
-    monkeypatch.setattr(rl_rating, "_katago", lambda: "/bin/true")
     config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=4, workers=2,
                       anchors=["katago"], resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
