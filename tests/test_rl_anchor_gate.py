@@ -123,16 +123,23 @@ def test_the_anchor_gate_needs_rating_games_to_compare_with():
 
 
 def test_a_candidate_whose_anchor_games_all_failed_is_not_promoted(tmp_path, tiny_model,
-                                                                     anchor_matches,
+                                                                     anchor_matches, monkeypatch,
                                                                      candidates_win_head_to_head):
     """A match whose games all broke off counts no game: the check fails and
     says so, it does not divide by zero."""
+    import imago.match.tool as tool
+
     config = RLConfig(visits=2, cheap_visits=2, parallel=2, gate_games=4, rate_games=4,
                       gate_anchor_games=4, anchors=["katago"], resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
     rl_rating.rate(run, config, state, 0, lambda _: None)
-    RatingLog(run.root, rl_rating.GATE_ANCHOR_LOG).append(
-        rl_rating.MatchResult("cand-0001", "katago-gtp-1", 0, 0))
+
+    class AllBroken(tool.Match):
+        def play(self, out=print):
+            super().play(out)
+            self.stats[0].wins = self.stats[0].losses = 0
+
+    monkeypatch.setattr(tool, "Match", AllBroken)
     rl._copy_model(run.model(0), run.candidate(1))
     lines: list[str] = []
     assert not rl._gate(run, config, state, lines.append)
@@ -171,3 +178,32 @@ def test_a_rating_stopped_mid_match_keeps_the_games_it_finished(tmp_path, tiny_m
     assert asked == [(4, 2), (3, 2)]  # the resumed rating plays the 3 games still missing
     assert [(r.player, r.wins, r.losses) for r in RatingLog(run.root).results()] == [
         ("gen-0000", 1, 0), ("gen-0000", 1, 2)]
+
+
+def test_an_anchor_gate_stopped_mid_match_plays_only_the_games_still_missing(
+        tmp_path, tiny_model, anchor_matches, monkeypatch, candidates_win_head_to_head):
+    import imago.match.tool as tool
+
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, gate_games=4, rate_games=4,
+                      gate_anchor_games=4, anchors=["katago"], resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    playing = tool.Match
+
+    class StoppedAfterOneWin(playing):
+        def play(self, out=print):
+            self.stats[0].wins, self.played = 1, 1
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(tool, "Match", StoppedAfterOneWin)
+    rl._copy_model(run.model(0), run.candidate(1))
+    with pytest.raises(KeyboardInterrupt):
+        rl._gate(run, config, state, lambda _: None)
+    monkeypatch.setattr(tool, "Match", playing)
+    lines: list[str] = []
+    assert rl._gate(run, config, state, lines.append)
+    assert [p[:2] for p in anchor_matches] == [("gen-0000", 4), ("cand-0001", 3)]
+    assert any("cand-0001 against katago-gtp-1, 3 games more (it has 1)" in line
+               for line in lines), lines
+    # 1 win kept + 2 of the 3 played now (ANCHOR_WINS: 3 of 4, rounded down)
+    assert state["history"][-1]["anchors"]["katago-gtp-1"]["candidate"] == [3, 4]

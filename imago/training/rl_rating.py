@@ -135,7 +135,8 @@ def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
     best network's in its rating games against that anchor: a candidate
     that beats its parent without gaining against a fixed opponent is
     kept out (on 13x13 such promotions left the curve flat; README, rl13v).
-    A stopped check replays its match; a logged one is not played again.
+    The games logged count: a check stopped mid-match (its finished games
+    logged) or short of games plays only those still missing.
     Returns ``{anchor label: {"candidate": [points, games], "best": [points,
     games], "passed": bool}}`` (empty: nothing to compare)."""
     cand = f"cand-{iteration + 1:04d}"
@@ -151,16 +152,17 @@ def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
             log(f"rl: gate: {best} has no games against {label} to compare {cand} with")
             continue
         logged = [r for r in gate_log.results() if (r.player, r.opponent) == (cand, label)]
-        if logged:
-            result = logged[-1]
-        else:
-            log(f"rl: gate: {cand} against {label}, {config.gate_anchor_games} games, "
+        missing = config.gate_anchor_games - sum(r.games for r in logged)
+        if missing > 0:
+            more = f" more (it has {config.gate_anchor_games - missing})" if logged else ""
+            log(f"rl: gate: {cand} against {label}, {missing} games{more}, "
                 f"{config.anchor_visits()} visits a move")
             result = _anchor_match(run, config, run.candidate(iteration + 1), cand, anchor,
-                                   engines, config.gate_anchor_games,
-                                   _candidate_anchor_seed(config, iteration + 1))
+                                   engines, missing, _candidate_anchor_seed(config, iteration + 1),
+                                   keep_stopped=gate_log)
             gate_log.append(result)
-        points, games = _points([result], cand, label)
+            logged.append(result)
+        points, games = _points(logged, cand, label)
         passed = points / games >= best_points / best_games if games else False
         verdicts[label] = {"candidate": [points, games], "best": [best_points, best_games],
                            "passed": passed}
