@@ -203,7 +203,7 @@ def test_an_anchor_gate_stopped_mid_match_plays_only_the_games_still_missing(
     lines: list[str] = []
     assert rl._gate(run, config, state, lines.append)
     assert [p[:2] for p in anchor_matches] == [("gen-0000", 4), ("cand-0001", 3)]
-    assert any("cand-0001 against katago-gtp-1, 3 games more (it has 1)" in line
+    assert any("cand-0001 against katago-gtp-1, 3 games more (it has 1, --gate-anchor-games 4)" in line
                for line in lines), lines
     # 1 win kept + 2 of the 3 played now (ANCHOR_WINS: 3 of 4, rounded down)
     assert state["history"][-1]["anchors"]["katago-gtp-1"]["candidate"] == [3, 4]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -65,35 +64,43 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
     match tool (``engines``: the programs' paths) and logged as one more
     result each."""
     name = f"gen-{generation:04d}"
-    ratings = RatingLog(run.root)
-    played: Counter = Counter()
-    for r in ratings.results():
-        played[r.player, r.opponent] += r.games
     for anchor in anchors:
-        label = ANCHORS[anchor][0]
-        before = played[name, label]
-        missing = config.rate_games - int(before)
-        if missing <= 0:
-            continue
-        more = f" more (it has {before}, --rate-games {config.rate_games})" if before else ""
-        log(f"rl: rating {name} against {label}, {missing} games{more}, "
-            f"{config.anchor_visits()} visits a move")
-        result = _anchor_match(run, config, run.model(generation), name, anchor, engines,
-                               missing, _anchor_seed(config, generation), keep_stopped=ratings)
-        ratings.append(result)
-        log(f"rl: {name} against {label}: {result.wins} wins, {result.losses} losses")
+        result = _top_up(run, config, run.model(generation), name, anchor, engines,
+                         RatingLog(run.root), ("rl: rating", "--rate-games", config.rate_games),
+                         _anchor_seed(config, generation), log)
+        if result is not None:
+            log(f"rl: {name} against {result.opponent}: {result.wins} wins, "
+                f"{result.losses} losses")
+
+
+def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
+            engines: dict, results: RatingLog, what: tuple[str, str, int], seed: str,
+            log: Log) -> Optional[MatchResult]:
+    """The games ``name`` (the network at ``model``) still lacks against
+    ``anchor`` in the log ``results`` (``what``: the stage's words, its
+    option and the games it asks for), played by :func:`_anchor_match`;
+    None when it has them all."""
+    stage, option, wanted = what
+    label = ANCHORS[anchor][0]
+    before = sum(r.games for r in results.results() if (r.player, r.opponent) == (name, label))
+    missing = wanted - int(before)
+    if missing <= 0:
+        return None
+    more = f" more (it has {before:g}, {option} {wanted})" if before else ""
+    log(f"{stage} {name} against {label}, {missing} games{more}, "
+        f"{config.anchor_visits()} visits a move")
+    return _anchor_match(run, config, model, name, anchor, engines, missing, seed, results)
 
 
 def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
-                  engines: dict, games: int, seed: str,
-                  keep_stopped: Optional[RatingLog] = None) -> MatchResult:
+                  engines: dict, games: int, seed: str, results: RatingLog) -> MatchResult:
     """``games`` games of the network at ``model`` (as ``name``, imago's
     player at the anchor visits, seeded by the template ``seed``) against
     ``anchor`` through the match tool, ``workers`` of them at once, the SGF
     files in ``RUN/matches/NAME-ANCHOR/`` numbered on after those there; its
-    record. A match stopped (Ctrl-C, SIGTERM) logs the games it finished to
-    ``keep_stopped`` when given, so that a resumed rating plays only the
-    rest (the games in play when it stopped are not counted)."""
+    record, logged to ``results``. A match stopped (Ctrl-C, SIGTERM) logs
+    the games it finished, so that a resumed stage plays only the rest (the
+    games in play when it stopped are not counted)."""
     from imago.match.cli import first_free_sgf
     from imago.match.tool import Match, MatchSettings, Referee
 
@@ -115,9 +122,10 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     try:
         match.play(out=lambda line: None)
     except KeyboardInterrupt:
-        if keep_stopped is not None and match.played:
-            keep_stopped.append(result())
+        if match.played:
+            results.append(result())
         raise
+    results.append(result())
     return result()
 
 
@@ -151,18 +159,10 @@ def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
         if not best_games:
             log(f"rl: gate: {best} has no games against {label} to compare {cand} with")
             continue
-        logged = [r for r in gate_log.results() if (r.player, r.opponent) == (cand, label)]
-        missing = config.gate_anchor_games - sum(r.games for r in logged)
-        if missing > 0:
-            more = f" more (it has {config.gate_anchor_games - missing})" if logged else ""
-            log(f"rl: gate: {cand} against {label}, {missing} games{more}, "
-                f"{config.anchor_visits()} visits a move")
-            result = _anchor_match(run, config, run.candidate(iteration + 1), cand, anchor,
-                                   engines, missing, _candidate_anchor_seed(config, iteration + 1),
-                                   keep_stopped=gate_log)
-            gate_log.append(result)
-            logged.append(result)
-        points, games = _points(logged, cand, label)
+        _top_up(run, config, run.candidate(iteration + 1), cand, anchor, engines, gate_log,
+                ("rl: gate:", "--gate-anchor-games", config.gate_anchor_games),
+                _candidate_anchor_seed(config, iteration + 1), log)
+        points, games = _points(gate_log.results(), cand, label)
         passed = points / games >= best_points / best_games if games else False
         verdicts[label] = {"candidate": [points, games], "best": [best_points, best_games],
                            "passed": passed}
