@@ -343,3 +343,27 @@ def test_concurrent_below_one_is_refused(capsys, value):
     status, out, err = run_match(["--engine1", "x", "--engine2", "y", "--concurrent", value],
                                  capsys)
     assert status == 2 and refused(err) == f"--concurrent must be at least 1, not {value}"
+
+
+def test_a_game_counted_as_the_match_is_stopped_keeps_its_line(tmp_path):
+    """Ctrl-C between a game's count and its line (the race a concurrent
+    match has) still shows that game's line: every game counted is shown."""
+    from imago.match.tool import Match, MatchSettings, Referee
+
+    engine = fake_engine(tmp_path, "passer", 'print("= pass\\n", flush=True)')
+    match = Match(MatchSettings(commands=(engine, engine), names=("a", "b"), games=2,
+                                size=5, concurrent=2), Referee("imago"))
+    lines: list[str] = []
+    interrupted: list[str] = []
+
+    def interrupted_once(line: str) -> None:
+        if not interrupted:  # Ctrl-C as the first line is about to show
+            interrupted.append(line)
+            raise KeyboardInterrupt
+        lines.append(line)
+
+    with pytest.raises(KeyboardInterrupt):
+        match.play(out=interrupted_once)
+    assert match.played >= 1
+    assert sorted(line.split(":")[0] for line in lines) == sorted(
+        f"game {record.number}" for record in match.records)

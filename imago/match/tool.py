@@ -254,17 +254,35 @@ class Match:
         """Every game, one line each through ``out``, in the order they end.
         Raises OSError or ValueError when an engine cannot be started (the
         games finished before it stay counted); on Ctrl-C the engines of the
-        games in play are stopped and those games are not counted."""
+        games in play are stopped and those games are not counted. Every game
+        counted has its line, whatever stops the match (one counted just
+        before Ctrl-C too)."""
+        shown: set[int] = set()
+
+        def show(record: GameRecord) -> None:
+            out(_line(record))
+            shown.add(record.number)
+
+        try:
+            self._play_all(show)
+        except BaseException:
+            for record in list(self.records):
+                if record.number not in shown:
+                    show(record)
+            raise
+
+    def _play_all(self, show) -> None:
+        """The games not played yet, each record through ``show`` as it ends."""
         numbers = range(self.played, self.settings.games)
         if self.settings.concurrent <= 1:
             for number in numbers:
-                out(_line(self.play_game(number)))
+                show(self.play_game(number))
             return
         pool = ThreadPoolExecutor(max_workers=self.settings.concurrent,
                                   thread_name_prefix="match-game")
         try:
             for future in as_completed([pool.submit(self.play_game, n) for n in numbers]):
-                out(_line(future.result()))
+                show(future.result())
         except BaseException:
             self._stop()
             pool.shutdown(wait=True, cancel_futures=True)
