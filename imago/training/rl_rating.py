@@ -82,7 +82,7 @@ def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: st
     None when it has them all."""
     stage, option, wanted = what
     label = ANCHORS[anchor][0]
-    before = sum(r.games for r in results.results() if (r.player, r.opponent) == (name, label))
+    _, before = _points(results.results(), name, label)
     missing = wanted - int(before)
     if missing <= 0:
         return None
@@ -125,8 +125,9 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
         if match.played:
             results.append(result())
         raise
-    results.append(result())
-    return result()
+    record = result()
+    results.append(record)
+    return record
 
 
 GATE_ANCHOR_LOG = "gate-anchor.jsonl"
