@@ -108,6 +108,17 @@ def test_the_engine_is_scored_on_owned_points_by_phase(games, capsys):
     assert status == 0 and "ownership accuracy 50.0% on 40 positions" in out
 
 
+def test_all_takes_every_counted_game_of_a_folder_no_network_learnt_from(games, capsys):
+    folder, fake = games
+    found, _ = ownership.held_out_games(folder, every_game=True)
+    assert len(found) == 3  # trained.sgf too; the resigned game still has no final ownership
+    status, out, err = run([f"--dir={folder}", "--all", f"--engine={sys.executable} {fake} true"],
+                           capsys)
+    assert status == 0, err
+    assert "60 positions of 3 games" in out and "held-out" not in out
+    assert "ownership accuracy 100.0% on 60 positions" in out
+
+
 def test_engine_errors_and_bad_options_are_named(games, capsys, tmp_path):
     folder, fake = games
     status, _, err = run([f"--dir={folder}", f"--engine={sys.executable} {fake} error"], capsys)

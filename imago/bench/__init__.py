@@ -61,6 +61,8 @@ OPTIONS = {
                "JSON analysis engine, e.g. \"katago analysis -model M -config C\""),
     "visits": (("ownership",), "N", "visits of each position's search (default: 50)"),
     "positions": (("ownership",), "N", "positions asked in all (default: 400)"),
+    "all": (("ownership",), None, "every game of --dir, not only the 5%% training holds "
+            "out: for a folder of games no network learnt from"),
 }
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and

@@ -18,7 +18,8 @@ both answer:
 
 ``--dir`` (default ``../shared/data/katago19``) holds the games; the held-out
 ones are those training holds out (5% of the games, split by name: the same
-games ``train.py heldout`` measures). The positions are every k-th move
+games ``train.py heldout`` measures); ``--all`` takes every game, for a
+folder of games no network learnt from (fresh games of the same engine). The positions are every k-th move
 after the random opening moves ``index.tsv`` lists, about ``--positions``
 (default 400; ``--quick`` 60) in all; each is searched with ``--visits``
 (default 50). It prints the accuracy overall and in the phases ``train.py
@@ -52,8 +53,9 @@ class Position:
     filled: float
 
 
-def held_out_games(folder: Path) -> tuple[list, list[str]]:
-    """The held-out games of ``folder`` as ``(name, record, opening, owners)``
+def held_out_games(folder: Path, every_game: bool = False) -> tuple[list, list[str]]:
+    """The held-out games of ``folder`` (``every_game``: all its games, for a
+    folder no network learnt from) as ``(name, record, opening, owners)``
     (``record`` the review's :class:`~imago.review.game.GameRecord`) whose
     final ownership training learns (markup, or a counted result), and the
     files and games skipped and why."""
@@ -66,7 +68,7 @@ def held_out_games(folder: Path) -> tuple[list, list[str]]:
     files, problems = find_sgf_files(folder)
     games = []
     for path, name, state, opening in named_games(files, problems):
-        if not is_validation_game(name, HELDOUT_SHARE):
+        if not every_game and not is_validation_game(name, HELDOUT_SHARE):
             continue
         owners, how = final_ownership(state, path)
         result = (state.root.properties.get("RE") or [None])[0]
@@ -209,17 +211,20 @@ def main(argv: list[str]) -> int:
         return 2
     visits = int(option(argv, "visits", "50"))
     positions = 60 if "--quick" in argv else int(option(argv, "positions", "400"))
-    games, problems = held_out_games(folder)
+    every_game = "--all" in argv
+    games, problems = held_out_games(folder, every_game)
     for problem in problems[:5]:
         print(f"  skipped {problem}", file=sys.stderr)
     if len(problems) > 5:
         print(f"  ... {len(problems) - 5} more skipped", file=sys.stderr)
     queries, wanted = build_queries(games, positions, visits)
     if not wanted:
-        print(f"ownership: no held-out counted or marked game in {folder}", file=sys.stderr)
+        print(f"ownership: no {'' if every_game else 'held-out '}counted or marked game in "
+              f"{folder}", file=sys.stderr)
         return 2
     command = engine_command(argv)
-    print(f"ownership: {len(wanted)} positions of {len(queries)} held-out games in {folder}, "
+    which = "" if every_game else "held-out "
+    print(f"ownership: {len(wanted)} positions of {len(queries)} {which}games in {folder}, "
           f"{visits} visits each, engine: {shlex.join(command)}", flush=True)
     started = time.time()
     try:
