@@ -19,8 +19,9 @@ both answer:
 ``--dir`` (default ``../shared/data/katago19``) holds the games; the held-out
 ones are those training holds out (5% of the games, split by name: the same
 games ``train.py heldout`` measures); ``--all`` takes every game, for a
-folder of games no network learnt from (fresh games of the same engine). The positions are every k-th move
-after the random opening moves ``index.tsv`` lists, about ``--positions``
+folder of games no network learnt from (fresh games of the same engine).
+The positions are every k-th move after the random opening moves
+``index.tsv`` lists, about ``--positions``
 (default 400; ``--quick`` 60) in all; each is searched with ``--visits``
 (default 50). It prints the accuracy overall and in the phases ``train.py
 heldout`` reports (the share of the board holding stones).
@@ -212,6 +213,7 @@ def main(argv: list[str]) -> int:
     visits = int(option(argv, "visits", "50"))
     positions = 60 if "--quick" in argv else int(option(argv, "positions", "400"))
     every_game = "--all" in argv
+    which = "" if every_game else "held-out "
     games, problems = held_out_games(folder, every_game)
     for problem in problems[:5]:
         print(f"  skipped {problem}", file=sys.stderr)
@@ -219,11 +221,9 @@ def main(argv: list[str]) -> int:
         print(f"  ... {len(problems) - 5} more skipped", file=sys.stderr)
     queries, wanted = build_queries(games, positions, visits)
     if not wanted:
-        print(f"ownership: no {'' if every_game else 'held-out '}counted or marked game in "
-              f"{folder}", file=sys.stderr)
+        print(f"ownership: no {which}counted or marked game in {folder}", file=sys.stderr)
         return 2
     command = engine_command(argv)
-    which = "" if every_game else "held-out "
     print(f"ownership: {len(wanted)} positions of {len(queries)} {which}games in {folder}, "
           f"{visits} visits each, engine: {shlex.join(command)}", flush=True)
     started = time.time()
