@@ -133,6 +133,26 @@ def test_an_unreadable_suite_is_named_and_skipped(suite, capsys):
     assert tally.per_suite == {"made_up.tst": (3, 4)}
 
 
+def test_a_suite_counts_the_same_alone_as_after_other_suites(suite, tmp_path):
+    """Each suite gets a fresh engine: the random state that the suites
+    before it used up does not change its answers."""
+    from imago.engine.algorithm import create_algorithm
+
+    (suite / "a_first.tst").write_text("loadsgf games/nine.sgf\n1 reg_genmove black\n#? [A9]\n"
+                                       "2 reg_genmove white\n#? [A9]\n")
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "games").symlink_to(suite / "games")
+    (alone / "made_up.tst").write_text(SUITE)
+
+    def answers(folder):
+        tally = regress.run_suites(
+            folder, lambda: GameEngine(create_algorithm("random", seed=5), 9), 9)
+        return [(o.number, o.answer) for o in tally.outcomes if o.suite == "made_up.tst"]
+
+    assert answers(suite) == answers(alone) != []
+
+
 def test_the_limit_stops_the_run(suite):
     tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, limit=2)
     assert [o.number for o in tally.outcomes] == [1, 2]
@@ -199,11 +219,17 @@ def test_model_chooses_the_network_imago_answers_with(suite, monkeypatch, capsys
 
     monkeypatch.setattr("imago.engine.algorithm.create_algorithm", create_algorithm)
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras", "--seed=3"]) == 0
-    assert made and all(m == ("mcts", {"seed": 3, "model": "models/multi.keras"}) for m in made)
+    assert len(made) == 2  # a fresh engine for each suite, one network file for all
+    assert all((name, options["seed"], str(options["model"])) == ("mcts", 3, "models/multi.keras")
+               for name, options in made)
+    assert made[0][1]["model"] is made[1][1]["model"]
     assert "(imago, multi.keras, seed 3): 3 of 4 move tests" in capsys.readouterr().out
     made.clear()
     assert regress.main([f"--dir={suite}"]) == 0
-    assert made and all(m == ("mcts", {"seed": 1, "model": "default"}) for m in made)
+    from imago.nn.evaluator import default_model_path
+
+    assert made and all((name, options["seed"], str(options["model"]))
+                        == ("mcts", 1, str(default_model_path(9))) for name, options in made)
 
 
 def test_model_and_engine_together_are_refused(suite, capsys):

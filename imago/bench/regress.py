@@ -189,7 +189,10 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     ``external``, sets up each position beside that engine, which answers
     the tests. A position either refuses to set up (a missing file, a board
     size it does not play, an illegal move) skips the tests up to the next
-    ``loadsgf`` or ``boardsize`` both accept."""
+    ``loadsgf`` or ``boardsize`` both accept. Each suite gets a fresh engine
+    from ``make_engine``: its random state and caches then start the same
+    whatever suites ran before, so a suite counts the same alone as in the
+    folder."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -203,8 +206,10 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
 
     engines = [local] if external is None else [local, external]
     tally = Tally()
-    for path in sorted(folder.glob("*.tst")):
+    for number, path in enumerate(sorted(folder.glob("*.tst"))):
         broken = False
+        if number:
+            session = Session(make_engine())
         for ask in engines:
             ask("clear_board", [])
         for step in read_suite(path):
@@ -288,6 +293,8 @@ def main(argv: list[str]) -> int:
         print(f"regress: no .tst files in {folder}", file=sys.stderr)
         return 2
     from imago.engine.algorithm import create_algorithm
+    from imago.engine.mcts_algorithm import NO_MODEL
+    from imago.nn.evaluator import default_model_path, model_file
 
     command, model = option(argv, "engine", None), option(argv, "model", None)
     if command and model:
@@ -295,10 +302,23 @@ def main(argv: list[str]) -> int:
               "give one of them", file=sys.stderr)
         return 2
 
+    networks: dict[str, object] = {}
+
+    def network() -> object:
+        """--model (or the shipped network of --size) as one model file that
+        every suite's fresh engine shares, so that its network loads once."""
+        name = model or "default"
+        if name.lower() in NO_MODEL:
+            return name
+        path = default_model_path(size) if name == "default" else name
+        if path is None:
+            return name
+        return networks.setdefault(str(path), model_file(path))
+
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
         if command:
             return GameEngine(create_algorithm("random", seed=seed), size)
-        return GameEngine(create_algorithm("mcts", seed=seed, model=model or "default"), size)
+        return GameEngine(create_algorithm("mcts", seed=seed, model=network()), size)
 
     def report(outcome: Outcome) -> None:
         print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "

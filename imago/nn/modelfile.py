@@ -72,6 +72,9 @@ class ModelFile:
         self._network: Any = None
         self._lock = threading.Lock()
 
+    def __str__(self) -> str:
+        return str(self.path)
+
     @property
     def plane_set(self) -> str:
         return str(self.metadata["plane_set"])
