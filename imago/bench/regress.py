@@ -196,7 +196,7 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
-    session = Session(make_engine())
+    session: Optional[Session] = None
 
     def local(name: str, args: Sequence[str]) -> str:
         try:
@@ -206,10 +206,9 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
 
     engines = [local] if external is None else [local, external]
     tally = Tally()
-    for number, path in enumerate(sorted(folder.glob("*.tst"))):
+    for path in sorted(folder.glob("*.tst")):
         broken = False
-        if number:
-            session = Session(make_engine())
+        session = Session(make_engine())
         for ask in engines:
             ask("clear_board", [])
         for step in read_suite(path):
@@ -281,6 +280,19 @@ def pass_tests(tally: Tally) -> list[Outcome]:
     return [o for o in tally.outcomes if o.expected.rstrip("*").strip().upper() == "[PASS]"]
 
 
+def _shared_network(model: Optional[str], size: int) -> object:
+    """``--model`` (else the shipped network of ``size``) as one model file
+    that every suite's fresh engine shares, so that its network loads once;
+    a name for random playouts (or no network for ``size``) as it is."""
+    from imago.engine.mcts_algorithm import NO_MODEL
+    from imago.nn.evaluator import default_model_path, model_file
+
+    if model and model.lower() in NO_MODEL:
+        return model
+    path = model or default_model_path(size)
+    return "default" if path is None else model_file(path)
+
+
 def main(argv: list[str]) -> int:
     folder = option(argv, "dir", None)
     if folder is None:
@@ -293,8 +305,6 @@ def main(argv: list[str]) -> int:
         print(f"regress: no .tst files in {folder}", file=sys.stderr)
         return 2
     from imago.engine.algorithm import create_algorithm
-    from imago.engine.mcts_algorithm import NO_MODEL
-    from imago.nn.evaluator import default_model_path, model_file
 
     command, model = option(argv, "engine", None), option(argv, "model", None)
     if command and model:
@@ -302,23 +312,12 @@ def main(argv: list[str]) -> int:
               "give one of them", file=sys.stderr)
         return 2
 
-    networks: dict[str, object] = {}
-
-    def network() -> object:
-        """--model (or the shipped network of --size) as one model file that
-        every suite's fresh engine shares, so that its network loads once."""
-        name = model or "default"
-        if name.lower() in NO_MODEL:
-            return name
-        path = default_model_path(size) if name == "default" else name
-        if path is None:
-            return name
-        return networks.setdefault(str(path), model_file(path))
+    network = None if command else _shared_network(model, size)
 
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
         if command:
             return GameEngine(create_algorithm("random", seed=seed), size)
-        return GameEngine(create_algorithm("mcts", seed=seed, model=network()), size)
+        return GameEngine(create_algorithm("mcts", seed=seed, model=network), size)
 
     def report(outcome: Outcome) -> None:
         print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "
