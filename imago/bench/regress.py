@@ -283,14 +283,12 @@ def pass_tests(tally: Tally) -> list[Outcome]:
 def _shared_network(model: Optional[str], size: int) -> object:
     """``--model`` (else the shipped network of ``size``) as one model file
     that every suite's fresh engine shares, so that its network loads once;
-    a name for random playouts (or no network for ``size``) as it is."""
-    from imago.engine.mcts_algorithm import NO_MODEL
-    from imago.nn.evaluator import default_model_path, model_file
+    ``none`` for random playouts (asked for, or no network for ``size``)."""
+    from imago.engine.mcts_algorithm import model_for_size
+    from imago.nn.evaluator import model_file
 
-    if model and model.lower() in NO_MODEL:
-        return model
-    path = model or default_model_path(size)
-    return "default" if path is None else model_file(path)
+    path = model_for_size(model or "default", size)
+    return "none" if path is None else model_file(path)
 
 
 def main(argv: list[str]) -> int:

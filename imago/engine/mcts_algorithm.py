@@ -66,6 +66,21 @@ def flag(value: Any) -> bool:
     return value.lower() in ("1", "true", "yes") if isinstance(value, str) else bool(value)
 
 
+def model_for_size(model: Any, size: int) -> Any:
+    """What the ``model`` option means on ``size`` boards: ``default`` the
+    shipped network of that size (its path), a name in :data:`NO_MODEL` (or
+    ``default`` where no network is shipped) None, for random playouts; a
+    path or model file as it is."""
+    if model == "default":
+        from imago.nn.evaluator import default_model_path
+
+        path = default_model_path(size)
+        return None if path is None else str(path)
+    if model is not None and str(model).lower() in NO_MODEL:
+        return None
+    return model
+
+
 class SizedEvaluators:
     """The evaluator of each board size, each made once: the model given
     (a path) for every size, ``default``: the shipped network of the size
@@ -87,13 +102,7 @@ class SizedEvaluators:
         model = self.model
         if hasattr(model, "evaluate"):
             return model
-        if model == "default":
-            from imago.nn.evaluator import default_model_path
-
-            path = default_model_path(size)
-            model = None if path is None else str(path)
-        if model is not None and str(model).lower() in NO_MODEL:
-            model = None
+        model = model_for_size(model, size)
         if model not in self._made:
             self._made[model] = self._make(model)
             if model is not None:
