@@ -316,7 +316,9 @@ def test_ctrl_c_in_a_concurrent_match_stops_the_games_in_play_uncounted(tmp_path
         [sys.executable, "-m", "imago.match", "--engine1", f"{engine} {{game}}",
          "--engine2", f"{engine} {{game}}", "--games", "3", "--concurrent", "3",
          "--size", "5", "--referee", "imago", "--sgf-dir", str(sgf_dir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a suite started in the background of a shell ignores Ctrl-C, and its children with it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 60
     while time.time() < deadline and not (sgf_dir / "game-001.sgf").exists():
         time.sleep(0.1)
