@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from imago.engine.algorithm import RESIGN, create_algorithm
-from imago.game import BLACK, WHITE, GameState, area_score, index_to_vertex, vertex_to_index
+from imago.game import (BLACK, EMPTY, WHITE, GameState, area_score, count, dead_stones,
+                        final_ownership, index_to_vertex, vertex_to_index)
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
-from imago.search.tactics import fillable_dame, losing_self_atari, open_points, seki_survivors
+from imago.game.seki import losing_self_atari, seki_survivors
+from imago.search.tactics import fillable_dame, open_points
 
 
 def game_from(rows, komi: float = 7.5, handicap: int = 0) -> GameState:
@@ -192,18 +194,48 @@ def test_imago_passes_or_plays_elsewhere_in_a_seki(model):
         assert move not in seki and move != RESIGN, (color, komi)
 
 
-def test_the_count_keeps_a_seki_alive():
-    """Random playouts fill the seki's liberties, so the playout count
-    calls White's B9 string dead; nobody can approach it, so the engine's
-    judgement keeps it: Black leads by 11 points less komi (area 47 - 34
-    with the seki's two liberties given by the estimate)."""
-    from imago.engine.mcts_algorithm import MCTSAlgorithm
-
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_the_count_keeps_a_seki_alive(to_move):
+    """Random playouts fill the seki's liberties, so the playouts alone call
+    White's B9 string dead (Black ahead by 13.5); nobody can approach it,
+    so the one count keeps both sides alive whoever is to move, and their
+    shared liberties A9 and B8 are nobody's: Black 45, White 34, B+3.5."""
     game = game_from(seki_rows(9))
-    judged = MCTSAlgorithm.judge(game)
+    board = game.board
+    estimate = final_ownership(board, to_move)
+    assert vertex_to_index("B9", 9) in dead_stones(board, estimate)  # what playouts say
+    assert seki_survivors(board, [vertex_to_index("B9", 9)])
+    judged = count(board, game.rules, to_move)
     assert judged.settled and not judged.dead
     assert vertex_to_index("B9", 9) in judged.seki and vertex_to_index("A8", 9) in judged.seki
-    assert seki_survivors(game.board, [vertex_to_index("B9", 9)])
+    assert all(judged.owners[p] == EMPTY for p in seki_points(9))
+    assert (judged.black, judged.white, judged.result) == (45, 34, "B+3.5")
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_a_seki_with_an_eye_each_counts_its_eyes_and_leaves_the_shared_point(to_move):
+    """Each side's eye is its own point, the shared C9 nobody's, whoever is
+    to move (the playouts alone called B+19.5 or B+43.5 by the side to
+    move, killing one side or the other)."""
+    game = game_from(ONE_EYE_EACH)
+    judged = count(game.board, game.rules, to_move)
+    owners = {v: judged.owners[vertex_to_index(v, 9)] for v in ("A9", "C9", "E9")}
+    assert owners == {"A9": BLACK, "C9": EMPTY, "E9": WHITE}
+    assert not judged.dead and judged.result == "B+30.5"
+
+
+def test_self_play_labels_a_seki_as_the_count_does():
+    """A self-play game that ends in a seki is scored, and its final
+    ownership labelled, with both sides alive: the value and ownership
+    targets must not teach the network that a seki dies."""
+    from imago.training.data import counted_ownership
+    from imago.training.selfplay import finish
+
+    game = game_from(seki_rows(9))
+    assert finish(game) == "B+3.5"
+    own = counted_ownership(game).reshape(9, 9)
+    assert own[0, 1] == -1 and own[1, 0] == 1    # B9 White's, A8 Black's: both alive
+    assert own[0, 0] == 0 and own[1, 1] == 0     # A9 and B8, the shared liberties
 
 
 # ------------------------------------------------------------------ sacrifices

@@ -4,10 +4,10 @@
 :class:`GameEnding` is a mixin of the MCTS algorithm (as the search's
 reports are of the search): it reads the algorithm's ``search``,
 ``pass_margin``, ``no_resign``, ``resign_threshold``, ``resign_moves`` and
-``low_winrate_streak``. It judges the position as final with the one count
-(seki kept alive), tells when passing is worth considering, when the count
-calls the game over, when the searched pass is as good as the best board
-move, and when to resign (never early, nor while the game is close).
+``low_winrate_streak``. It judges the position as final with the one
+count, tells when passing is worth considering, when the count calls the
+game over, when the searched pass is as good as the best board move, and
+when to resign (never early, nor while the game is close).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Optional
 
 from imago.game import Count, GameState, count
 from imago.search import PUCTSearch, SearchNode
-from imago.search.tactics import alive_in_atari, fillable_dame, open_points, seki_survivors
+from imago.search.tactics import alive_in_atari, fillable_dame, open_points
 
 _ANY_START = random.Random(0)
 PASS_WINRATE = 0.02
@@ -51,17 +51,9 @@ class GameEnding:
 
     @staticmethod
     def judge(state: GameState) -> Count:
-        """The count of the position as final (:func:`imago.game.count`),
-        except that strings it counts dead which nobody can capture (their
-        every liberty a seki's, see :func:`seki_survivors`) stand alive:
-        random playouts fill a seki's shared liberties and kill it."""
-        board = state.board
-        judged = count(board, state.rules, state.to_move)
-        alive = seki_survivors(board, judged.dead)
-        if alive:
-            judged = count(board, state.rules, state.to_move, ownership=judged.ownership,
-                           dead=[p for p in judged.dead if p not in alive])
-        return judged
+        """The count of the position as final (:func:`imago.game.count`,
+        which keeps a seki's strings alive), for the side to move."""
+        return count(state.board, state.rules, state.to_move)
 
     @staticmethod
     def _may_pass(state: GameState) -> bool:

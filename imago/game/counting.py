@@ -12,13 +12,17 @@ the match referee without GNU Go -- so they never disagree:
    game and counts the area; a point's ownership is the average over
    playouts, +1 for Black and -1 for White (:func:`final_ownership`);
 2. strings standing on points owned by the other colour are dead and
-   removed (:func:`dead_stones`); alive strings short of liberties that
-   share a liberty with an alive enemy string in the same state are in seki
-   (:func:`seki_stones`);
+   removed (:func:`dead_stones`), except strings nobody can capture
+   (every liberty one that either colour fills only to lose stones:
+   :func:`~imago.game.seki.seki_survivors`; random playouts fill a seki's
+   shared liberties and so kill one side of it); alive strings short of
+   liberties that share a liberty with an alive enemy string in the same
+   state are in seki (:func:`seki_stones`);
 3. the board is counted by area, and the points area counting leaves
-   neutral (the open borders of an unfinished game) go to the colour the
-   estimate favours (:func:`final_owners`). On a played-out board this is
-   the plain area score.
+   neutral go to the colour the estimate favours (the open borders of an
+   unfinished game), except the liberties of those seki and uncapturable
+   strings, which stay neutral (:func:`final_owners`). On a played-out
+   board this is the plain area score.
 
 A caller holding another estimate (a network's ownership head) may pass it
 to :func:`count`; by default every caller gets the playout estimate.
@@ -28,11 +32,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Collection, Iterable, Optional, Sequence
 
 from .board import GameBoard
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .scoring import area_owners, area_score, format_result
+from .seki import seki_survivors
 
 SCORINGS = ("area",)
 SUPERKO_RULES = ("positional",)
@@ -210,13 +215,14 @@ def seki_stones(board: GameBoard, dead: Sequence[int]) -> list[int]:
 
 
 def final_owners(board: GameBoard, ownership: Sequence[float],
-                 dead: Sequence[int]) -> list[int]:
+                 dead: Sequence[int], neutral: Collection[int] = ()) -> list[int]:
     """Owner of every cell as counted: area counting once ``dead`` stones
     are removed, and the points it leaves neutral by the ownership estimate
-    (beyond :data:`NEUTRAL_THRESHOLD` either way)."""
+    (beyond :data:`NEUTRAL_THRESHOLD` either way), but for the points in
+    ``neutral`` (a seki's shared liberties), which stay nobody's."""
     owners = area_owners(board, dead)
     for p in board.on_board():
-        if owners[p] == EMPTY:
+        if owners[p] == EMPTY and p not in neutral:
             if ownership[p] > NEUTRAL_THRESHOLD:
                 owners[p] = BLACK
             elif ownership[p] < -NEUTRAL_THRESHOLD:
@@ -246,9 +252,14 @@ def count(board: GameBoard, rules: Rules, to_move: int,
     if board.size < SMALL_BOARD and dead is None:
         ownership, dead = standing_ownership(board), ()
     estimate = final_ownership(board, to_move) if ownership is None else ownership
-    dead = dead_stones(board, estimate) if dead is None else sorted(set(dead))
+    if dead is None:
+        dead = dead_stones(board, estimate)
+        uncapturable = seki_survivors(board, dead)
+        dead = [p for p in dead if p not in uncapturable]
+    else:
+        dead, uncapturable = sorted(set(dead)), set()
     seki = seki_stones(board, dead)
-    owners = final_owners(board, estimate, dead)
+    owners = final_owners(board, estimate, dead, _liberties(board, uncapturable.union(seki)))
     black, white = owners.count(BLACK), owners.count(WHITE)
     seki_set = set(seki)
     cells = board.cells
@@ -260,6 +271,12 @@ def count(board: GameBoard, rules: Rules, to_move: int,
                  dead_white=len(dead) - dead_black, seki=tuple(seki), owners=tuple(owners),
                  ownership=tuple(estimate), settled=settled,
                  neutral=board.size * board.size - black - white)
+
+
+def _liberties(board: GameBoard, stones: Iterable[int]) -> set[int]:
+    """The liberties of the strings of ``stones``."""
+    libs, root = board.libs, board.root
+    return {lib for r in {root[p] for p in stones} for lib in libs[r]}
 
 
 def passing_wins(board: GameBoard, rules: Rules, to_move: int, color: int,

@@ -22,7 +22,7 @@ A search runs in two phases that many searches can interleave:
 :meth:`PUCTSearch.run` does both for one search until a visit or time
 budget is spent.
 
-Moves that only give stones away (:func:`imago.search.tactics.losing_self_atari`:
+Moves that only give stones away (:func:`imago.game.seki.losing_self_atari`:
 filling a seki's shared liberty, running from atari into atari) are
 struck out at the root and wherever a descent first tries one, unless
 ``self_atari`` is set. With scores known, nodes whose game looks decided

@@ -15,9 +15,9 @@ from typing import Optional
 import numpy as np
 
 from imago.game import GameMove, GameState
+from imago.game.seki import losing_self_atari
 
 from .leaf import HISTORY, Leaf, action_of, action_points, point_actions
-from .tactics import losing_self_atari
 from .tree import CLOSED, VISITS, SearchNode, encode_priors
 
 

@@ -1,0 +1,139 @@
+"""Seki and stones given away, read off the board alone: the moves that
+only lose stones (a seki's shared liberties among them) and the strings a
+count must keep alive because nobody can capture them.
+
+:func:`losing_self_atari` is asked once per move a search node tries for
+the first time, so it answers most moves from the four neighbours alone;
+:func:`seki_survivors` is asked by :func:`imago.game.count` of the stones
+its random playouts call dead (a playout fills a seki's shared liberty and
+so kills one side of it).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from .constants import BLACK, EMPTY, WHITE
+
+# Eye shapes that a capture leaves as one eye when the capturer's opponent
+# plays first (nakade), by the sorted number of neighbours each point has
+# inside the shape: the square and pyramid four, the bulky and crossed
+# five, the rabbity six. Every shape of two or three points is one too.
+_NAKADE = {
+    (2, 2, 2, 2), (1, 1, 1, 3),
+    (1, 2, 2, 2, 3), (1, 1, 1, 1, 4),
+    (1, 1, 2, 2, 2, 4),
+}
+MAX_NAKADE = 6
+
+
+def _is_nakade(points: list[int], stride: int) -> bool:
+    """Whether the eye space ``points`` (one connected region) is a shape
+    that a single stone at its vital point kills."""
+    n = len(points)
+    if n <= 3:
+        return True
+    if n > MAX_NAKADE:
+        return False
+    inside = set(points)
+    degrees = tuple(sorted(sum(1 for m in (p - 1, p + 1, p - stride, p + stride) if m in inside)
+                           for p in points))
+    return degrees in _NAKADE
+
+
+def losing_self_atari(board, point: int, color: int) -> bool:
+    """Whether ``color`` playing the legal move ``point`` only gives stones
+    away: its string there (two stones or more, merged) is left with one
+    liberty, the move captures nothing, and it is not a nakade: stones whose capture
+    leaves a dead eye shape as the capturing strings' only eye space, so
+    that playing its vital point next kills them.
+    Filling a shared liberty of a seki, running from atari into atari and
+    playing into a false eye are such moves. A one-stone sacrifice
+    (throw-in, snapback) is never one."""
+    cells = board.cells
+    s = board.stride
+    n1, n2, n3, n4 = point - 1, point + 1, point - s, point + s
+    c1, c2, c3, c4 = cells[n1], cells[n2], cells[n3], cells[n4]
+    empties = (c1 == EMPTY) + (c2 == EMPTY) + (c3 == EMPTY) + (c4 == EMPTY)
+    if empties >= 2:
+        return False  # two liberties of its own
+    if c1 != color and c2 != color and c3 != color and c4 != color:
+        return False  # a lone stone: at most one stone to lose
+    libs, root, count = board.libs, board.root, board.count
+    opp = 3 - color
+    liberty: Optional[int] = None
+    if empties:
+        liberty = n1 if c1 == EMPTY else n2 if c2 == EMPTY else n3 if c3 == EMPTY else n4
+    friends: list[int] = []
+    for n, c in ((n1, c1), (n2, c2), (n3, c3), (n4, c4)):
+        if c == color:
+            r = root[n]
+            if r in friends:
+                continue
+            friends.append(r)
+            for lib in libs[r]:
+                if lib != point and lib != liberty:
+                    if liberty is not None:
+                        return False  # a second liberty
+                    liberty = lib
+        elif c == opp and len(libs[root[n]]) == 1:
+            return False  # it captures
+    if liberty is None:
+        return False  # would be suicide: not a legal move
+    stones = 1 + sum(count[r] for r in friends)
+    if stones > MAX_NAKADE:
+        return True
+    shape = [point]
+    for r in friends:
+        shape.extend(board.string_stones(r))
+    return not (_is_nakade(shape, s) and _eyeless_capturer(board, shape, liberty, opp))
+
+
+def _eyeless_capturer(board, shape: list[int], liberty: int, opp: int) -> bool:
+    """Whether every ``opp`` string around ``shape`` (the stones once the
+    move at ``shape[0]`` is played) and its last ``liberty`` is left with
+    that liberty alone: after taking ``shape`` there, those strings have no
+    eye space but the shape's (else the capture only gives them one more
+    eye, as in a seki)."""
+    cells, root, libs = board.cells, board.root, board.libs
+    s = board.stride
+    point = shape[0]
+    for p in (*shape, liberty):
+        for m in (p - 1, p + 1, p - s, p + s):
+            if cells[m] == opp:
+                for lib in libs[root[m]]:
+                    if lib != point and lib != liberty:
+                        return False
+    return True
+
+
+def _approachable(board, point: int) -> bool:
+    """Whether either colour may play ``point`` without giving stones away
+    (legal, and not a losing self-atari)."""
+    for color in (BLACK, WHITE):
+        if board.illegal_reason(point, color) is None \
+                and not losing_self_atari(board, point, color):
+            return True
+    return False
+
+
+def seki_survivors(board, dead: Iterable[int]) -> set[int]:
+    """The stones among ``dead`` (a count's dead stones) that no one can
+    capture: every liberty of their string is a point neither colour can
+    play without losing stones (the shared liberties of a seki). Random
+    playouts fill such points and so count seki stones dead."""
+    alive: set[int] = set()
+    seen: set[int] = set()
+    root, libs = board.root, board.libs
+    for p in dead:
+        r = root[p]
+        if r in seen or board.cells[p] == EMPTY:
+            continue
+        seen.add(r)
+        liberties = libs[r]
+        if liberties and not any(_approachable(board, lib) for lib in liberties):
+            alive.update(board.string_stones(r))
+    return alive
+
+
+__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors"]
