@@ -1,5 +1,5 @@
-"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress|ownership
-...]``.
+"""Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress|ownership|
+count ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -11,7 +11,7 @@ of :data:`OPTIONS`.
 from typing import Optional
 
 TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress",
-          "ownership")
+          "ownership", "count")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -42,6 +42,8 @@ ABOUT = {
     "ownership": "an analysis engine's ownership (KataGo's JSON protocol: imago's own or "
                  "another) on held-out finished games against their final ownership: the "
                  "share of owned points right, by game phase",
+    "count": "the one count (final_score) of finished games against the results their "
+             "referee recorded: exact results and winners per folder, seconds a count",
 }
 """One sentence on what each benchmark measures."""
 
@@ -51,9 +53,10 @@ OPTIONS = {
     "model": (("mcts", "analysis", "regress", "ownership"), "PATH", "the network to search "
               "with, or none for random playouts (default: the shipped 9x9 network; regress: "
               "the shipped network of --size; ownership: the shipped network of each size)"),
-    "dir": (("sgf", "regress", "ownership"), "FOLDER", "sgf: the SGF files to read (default: "
-            "../shared/data/gnugo9); regress: the folder of .tst suites (needed); ownership: "
-            "counted games (default: ../shared/data/katago19)"),
+    "dir": (("sgf", "regress", "ownership", "count"), "FOLDER", "sgf: the SGF files to read "
+            "(default: ../shared/data/gnugo9); regress: the folder of .tst suites (needed); "
+            "ownership: counted games (default: ../shared/data/katago19); count: games with "
+            "an index.tsv (default: katago9, gnugo9 and katago13 of ../shared/data)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
     "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "
