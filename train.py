@@ -19,6 +19,8 @@
     python train.py candidate --model M --replay DIR --out FILE
                                         a network continued on self-play shards
                                         (the loop's trainer as a command)
+    python train.py recount RUN         a self-play folder's outcome labels made
+                                        again by today's count
 
 Example (the shipped 9x9 residual model; see models/README.md):
 
@@ -55,7 +57,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
                     "games: `train.py heldout --help`; two networks head to head:\n"
                     "`train.py versus --help`; a network continued on self-play games:\n"
                     "`train.py candidate --help`; the mean of several networks' weights:\n"
-                    "`train.py average --help`.",
+                    "`train.py average --help`; a self-play folder's labels counted again:\n"
+                    "`train.py recount --help`.",
         epilog="example:\n  python train.py ../shared/data/katago9 ../shared/data/gnugo9 "
                "--planes extended --epochs 40 \\\n      --output models/my9.keras --logdir runs/")
     p.add_argument("inputs", nargs="+",
@@ -134,7 +137,8 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
 SUBCOMMANDS = {"selfplay": ("rl_cli", "selfplay_main"), "rl": ("rl_cli", "rl_main"),
                "stream": ("stream_cli", "stream_main"), "heldout": ("heldout", "heldout_main"),
                "versus": ("versus", "versus_main"), "average": ("average", "average_main"),
-               "candidate": ("candidate_cli", "candidate_main")}
+               "candidate": ("candidate_cli", "candidate_main"),
+               "recount": ("recount", "recount_main")}
 """First words that name a subcommand, and its module and function (a
 records folder called so: ./rl)."""
 
