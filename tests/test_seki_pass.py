@@ -224,6 +224,32 @@ def test_a_seki_with_an_eye_each_counts_its_eyes_and_leaves_the_shared_point(to_
     assert not judged.dead and judged.result == "B+30.5"
 
 
+SEKI_WITH_A_CAPTURE_INSIDE = diagram("""
+    . . . . . . . . .
+    . . . . . . . . .
+    O O O O O O O O O
+    . . . . . . . . .
+    O O O O O O O O O
+    X X X X X X X X X
+    X X X X X O O O O
+    X . X X X O O O O
+    X X X X . O . X O
+""")
+"""White's corner F1-J3 and Black's wall share E1; Black has the eye B2,
+White can take H1 at G1 and make an eye there; Black can play neither E1
+(it would be captured) nor G1 (suicide): a seki, though one of White's
+liberties is a move White may safely play."""
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_a_seki_whose_owner_can_still_capture_inside_stays_alive(to_move):
+    game = game_from(SEKI_WITH_A_CAPTURE_INSIDE)
+    judged = count(game.board, game.rules, to_move)
+    assert not judged.dead
+    assert judged.owners[vertex_to_index("E1", 9)] == EMPTY
+    assert judged.result == "W+38.5"
+
+
 def test_self_play_labels_a_seki_as_the_count_does():
     """A self-play game that ends in a seki is scored, and its final
     ownership labelled, with both sides alive: the value and ownership

@@ -107,31 +107,32 @@ def _eyeless_capturer(board, shape: list[int], liberty: int, opp: int) -> bool:
     return True
 
 
-def _approachable(board, point: int) -> bool:
-    """Whether either colour may play ``point`` without giving stones away
+def _approachable(board, point: int, color: int) -> bool:
+    """Whether ``color`` may play ``point`` without giving stones away
     (legal, and not a losing self-atari)."""
-    for color in (BLACK, WHITE):
-        if board.illegal_reason(point, color) is None \
-                and not losing_self_atari(board, point, color):
-            return True
-    return False
+    return board.illegal_reason(point, color) is None \
+        and not losing_self_atari(board, point, color)
 
 
 def seki_survivors(board, dead: Iterable[int]) -> set[int]:
-    """The stones among ``dead`` (a count's dead stones) that no one can
-    capture: every liberty of their string is a point neither colour can
-    play without losing stones (the shared liberties of a seki). Random
-    playouts fill such points and so count seki stones dead."""
+    """The stones among ``dead`` (a count's dead stones) that their
+    opponent cannot capture: it can play none of their string's liberties
+    without losing stones (the shared liberties of a seki) or at all (an
+    eye). Random playouts fill such points and so count seki stones dead.
+    Only the opponent's moves count: in a seki whose owner can still take
+    a stone inside its eye space (and so make an eye), that capture is the
+    owner's move, and the opponent still has no way in."""
     alive: set[int] = set()
     seen: set[int] = set()
-    root, libs = board.root, board.libs
+    root, libs, cells = board.root, board.libs, board.cells
     for p in dead:
         r = root[p]
-        if r in seen or board.cells[p] == EMPTY:
+        if r in seen or cells[p] == EMPTY:
             continue
         seen.add(r)
+        capturer = WHITE if cells[p] == BLACK else BLACK
         liberties = libs[r]
-        if liberties and not any(_approachable(board, lib) for lib in liberties):
+        if liberties and not any(_approachable(board, lib, capturer) for lib in liberties):
             alive.update(board.string_stones(r))
     return alive
 
