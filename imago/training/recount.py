@@ -21,7 +21,6 @@ Numpy, the SGF reader and the count; no TensorFlow.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +29,12 @@ from typing import Callable, Optional
 import numpy as np
 
 from imago import sgf
-from imago.game import BLACK, WHITE, count
+from imago.game import count
+from imago.match.arena import outcome
 
 from .data import owners_from_black
 from .options import HelpFormatter
+from .replay import outcome_targets, write_shard
 
 
 @dataclass
@@ -69,7 +70,7 @@ def _labels(path: Path, size: int, resigned: bool, winner: int
     game.goto(list(game.root.main_line())[-1])
     judged = count(game.board, game.rules, game.to_move)
     if not resigned:
-        winner = {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner]
+        winner = outcome(game, False, judged)[0]
     return winner, float(judged.score), owners_from_black(judged, size)
 
 
@@ -91,11 +92,8 @@ def recount_shard(path: Path, records: dict[str, Path], write: bool = True) -> R
             continue
         winner, score, own_black = labels
         rows = arrays["game"] == g
-        sign = np.where(arrays["to_move"][rows] == BLACK, 1, -1).astype(np.int8)
-        value = (np.zeros(len(sign), np.float32) if winner == 0 else
-                 np.where(arrays["to_move"][rows] == winner, 1.0, -1.0).astype(np.float32))
-        ownership = (sign[:, None] * own_black.astype(np.int8)[None, :]).astype(np.int8)
-        scores = (sign * np.float32(score)).astype(np.float32)
+        value, ownership, scores = outcome_targets(arrays["to_move"][rows], winner, own_black,
+                                                   score)
         if (np.array_equal(value, arrays["value"][rows])
                 and np.array_equal(ownership, arrays["ownership"][rows])
                 and np.array_equal(scores, arrays["score"][rows])):
@@ -107,24 +105,9 @@ def recount_shard(path: Path, records: dict[str, Path], write: bool = True) -> R
         arrays["winner"][g], arrays["final_score"][g] = winner, score
     if tally.changed:
         if write:
-            _replace(path, arrays)
+            write_shard(path, arrays)
         tally.rewritten = 1
     return tally
-
-
-def _replace(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` as the shard ``path``, through a ``*.tmp.npz`` that
-    replay buffers ignore, so a reader sees the old shard or the new."""
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def recount_folder(folder: Path, write: bool = True,

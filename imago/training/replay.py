@@ -152,14 +152,43 @@ def _finite(x: object) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and math.isfinite(x)
 
 
-def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
-    n, area = len(record), record.size ** 2
-    to_move = record.to_move.astype(np.int8)
+def outcome_targets(to_move: np.ndarray, winner: int, ownership: np.ndarray, score: float
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A game's value, ownership and score targets at each of its positions
+    (``to_move`` their movers), from each mover's view: +1 when the mover
+    won (0 for a draw, ``winner`` 0), the final ``ownership`` (from Black's
+    side, one row for all) signed for the mover, the mover's lead."""
+    to_move = np.asarray(to_move)
     sign = np.where(to_move == BLACK, 1, -1).astype(np.int8)
-    if record.winner == 0:
-        value = np.zeros(n, np.float32)
+    if winner == 0:
+        value = np.zeros(len(to_move), np.float32)
     else:
-        value = np.where(to_move == record.winner, 1.0, -1.0).astype(np.float32)
+        value = np.where(to_move == winner, 1.0, -1.0).astype(np.float32)
+    owned = (sign[:, None] * np.asarray(ownership).astype(np.int8)[None, :]).astype(np.int8)
+    return value, owned, (sign * np.float32(score)).astype(np.float32)
+
+
+def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` as the shard ``path`` through a ``*.tmp.npz`` that
+    readers ignore, renamed into place: a reader sees no shard or all of it
+    (the old one, when ``path`` is rewritten), even after ``kill -9``."""
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    try:
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
+    n = len(record)
+    to_move = record.to_move.astype(np.int8)
+    value, ownership, score = outcome_targets(to_move, record.winner, record.ownership,
+                                              record.score)
     binary = record.planes[..., :BINARY_PLANES[record.plane_set]].astype(np.uint8)
     return {"planes": np.packbits(binary.reshape(n, -1), axis=1),
             "policy": record.policy.astype(np.float16),
@@ -168,9 +197,8 @@ def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
             "moves": record.moves.astype(np.int16),
             "to_move": to_move,
             "value": value,
-            "ownership": (sign[:, None] * record.ownership.astype(np.int8)[None, :]
-                          ).reshape(n, area).astype(np.int8),
-            "score": (sign * np.float32(record.score)).astype(np.float32),
+            "ownership": ownership,
+            "score": score,
             "game": np.full(n, game, np.int32)}
 
 
@@ -251,16 +279,7 @@ class ReplayBuffer:
             final_score=np.array([r.score for r in records], np.float32),
             resigned=np.array([r.resigned for r in records], bool))
         path = self.folder / shard_name(int(generation), worker)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        try:
-            with open(tmp, "wb") as fh:
-                np.savez_compressed(fh, **arrays)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_shard(path, arrays)
         return path
 
     def prune(self, keep_factor: float = 2) -> list[Path]:
@@ -492,4 +511,5 @@ def _derived(shard: _Shard, games: dict[str, np.ndarray]) -> dict[str, np.ndarra
             "score_weight": (~out["resigned"].astype(bool)).astype(np.float32)}
 
 
-__all__ = ["GameRecord", "ReplayBuffer", "shard_name", "SHARD_VERSION"]
+__all__ = ["GameRecord", "ReplayBuffer", "shard_name", "SHARD_VERSION", "outcome_targets",
+           "write_shard"]
