@@ -80,5 +80,10 @@ def test_the_command_says_what_changed_and_refuses_a_folder_without_games(tmp_pa
     assert "1 relabelled (1 with the other winner)" in captured.out
     assert "1 shards would be rewritten, 1 left unreadable" in captured.out
     assert "shard-0000-broken.npz: left as it is" in captured.err
+    (folder / "sgf" / "gen-0000" / "seki.sgf").write_text("(;SZ[9]AB[zz")
+    assert recount_main([str(folder), "--dry-run", "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "seki.sgf: its game left as it is" in captured.err
+    assert "0 relabelled" in captured.out and "1 without a readable record" in captured.out
     assert recount_main([str(tmp_path / "nothing")]) == 1
     assert "no folder" in capsys.readouterr().err

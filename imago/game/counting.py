@@ -12,10 +12,10 @@ the match referee without GNU Go -- so they never disagree:
    game and counts the area; a point's ownership is the average over
    playouts, +1 for Black and -1 for White (:func:`final_ownership`);
 2. strings standing on points owned by the other colour are dead and
-   removed (:func:`dead_stones`), except strings nobody can capture
-   (every liberty one that either colour fills only to lose stones:
-   :func:`~imago.game.seki.seki_survivors`; random playouts fill a seki's
-   shared liberties and so kill one side of it); alive strings short of
+   removed (:func:`dead_stones`), except strings their opponent cannot
+   capture (every liberty one it can fill only by losing stones, or not
+   at all: :func:`~imago.game.seki.seki_survivors`; random playouts fill a
+   seki's shared liberties and so kill one side of it); alive strings short of
    liberties that share a liberty with an alive enemy string in the same
    state are in seki (:func:`seki_stones`);
 3. the board is counted by area, and the points area counting leaves

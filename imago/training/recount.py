@@ -74,10 +74,13 @@ def _labels(path: Path, size: int, resigned: bool, winner: int
     return winner, float(judged.score), owners_from_black(judged, size)
 
 
-def recount_shard(path: Path, records: dict[str, Path], write: bool = True) -> RecountTally:
+def recount_shard(path: Path, records: dict[str, Path], write: bool = True,
+                  report: Callable[[str], None] = lambda line: None) -> RecountTally:
     """Recount the games of the shard at ``path`` from ``records`` (by game
-    name); rewrite it when a label changes and ``write``. Raises OSError or
-    ValueError for a shard or record that cannot be read."""
+    name); rewrite it when a label changes and ``write``. A record that
+    cannot be read is named through ``report`` and its game kept as it is
+    (counted as missing). Raises OSError or ValueError for a shard that
+    cannot be read or written."""
     with np.load(path, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     size = int(arrays["size"])
@@ -85,8 +88,12 @@ def recount_shard(path: Path, records: dict[str, Path], write: bool = True) -> R
     for g, name in enumerate(arrays["names"].tolist()):
         tally.games += 1
         record = records.get(name)
-        labels = None if record is None else _labels(
-            record, size, bool(arrays["resigned"][g]), int(arrays["winner"][g]))
+        try:
+            labels = None if record is None else _labels(
+                record, size, bool(arrays["resigned"][g]), int(arrays["winner"][g]))
+        except (OSError, ValueError) as error:
+            report(f"{record}: its game left as it is: {error}")
+            labels = None
         if labels is None:
             tally.missing += 1
             continue
@@ -122,7 +129,7 @@ def recount_folder(folder: Path, write: bool = True,
         if shard.name.endswith(".tmp.npz"):
             continue
         try:
-            found = recount_shard(shard, records, write)
+            found = recount_shard(shard, records, write, report)
         except (OSError, ValueError, KeyError) as error:
             report(f"{shard}: left as it is: {error}")
             tally.unreadable += 1
@@ -179,7 +186,7 @@ def recount_main(argv: Optional[list[str]] = None) -> int:
         bar.close()
     done = "would be rewritten" if args.dry_run else "rewritten"
     print(f"{folder}: {tally.games} games, {tally.changed} relabelled ({tally.flipped} with "
-          f"the other winner), {tally.missing} without their record; {tally.rewritten} "
+          f"the other winner), {tally.missing} without a readable record; {tally.rewritten} "
           f"shards {done}" + (f", {tally.unreadable} left unreadable" if tally.unreadable
                               else ""))
     return 1 if tally.unreadable else 0
