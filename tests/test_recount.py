@@ -54,8 +54,12 @@ def test_a_seki_game_gets_the_winner_and_targets_of_todays_count(tmp_path):
     assert (dry.games, dry.changed, dry.flipped, dry.missing) == (3, 2, 1, 1)
     assert all(np.array_equal(before[k], v) for k, v in shard_of(folder).items())
 
+    records = folder / "sgf" / "gen-0000"
+    assert "RE[W+13.5]" in (records / "seki.sgf").read_text()     # the dry run wrote nothing
     tally = recount_folder(folder)
-    assert (tally.changed, tally.flipped, tally.rewritten) == (2, 1, 1)
+    assert (tally.changed, tally.flipped, tally.rewritten, tally.records) == (2, 1, 1, 1)
+    assert "RE[B+3.5]" in (records / "seki.sgf").read_text()
+    assert "RE[W+13.5]" in (records / "resigned.sgf").read_text()  # a resignation stands
     after = shard_of(folder)
     assert after["winner"].tolist() == [BLACK, BLACK, WHITE]   # the resigned game keeps its winner
     assert after["final_score"].tolist() == [3.5, 3.5, -1.5]
@@ -78,7 +82,8 @@ def test_the_command_says_what_changed_and_refuses_a_folder_without_games(tmp_pa
     assert recount_main([str(folder), "--dry-run", "--no-progress"]) == 1
     captured = capsys.readouterr()
     assert "1 relabelled (1 with the other winner)" in captured.out
-    assert "1 shards would be rewritten, 1 left unreadable" in captured.out
+    assert "1 shards would be rewritten, 0 records' results rewritten, 1 left unreadable" \
+        in captured.out
     assert "shard-0000-broken.npz: left as it is" in captured.err
     (folder / "sgf" / "gen-0000" / "seki.sgf").write_text("(;SZ[9]AB[zz")
     assert recount_main([str(folder), "--dry-run", "--no-progress"]) == 1

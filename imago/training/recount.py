@@ -9,8 +9,9 @@ already played keep the old labels; :func:`recount_folder` counts each
 game's last position again from its SGF record (``sgf/gen-GGGG/NAME.sgf``
 beside ``replay/``, as ``train.py selfplay`` and ``train.py rl`` write them)
 and rewrites a shard whose labels change, atomically and under its own name
-(so the window's order holds). A resigned game keeps its winner; only its
-ownership and score (which training weighs 0) are recounted. A game
+(so the window's order holds), and the result (``RE``) of a record that a
+new count changes. A resigned game keeps its winner; only its ownership and
+score (which training weighs 0) are recounted. A game
 without its record keeps its labels and is counted as missing.
 
     python train.py recount runs/rl13w [--dry-run]
@@ -21,6 +22,8 @@ Numpy, the SGF reader and the count; no TensorFlow.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,10 +42,12 @@ from .replay import outcome_targets, write_shard
 
 @dataclass
 class RecountTally:
-    """What a recount found: games, those whose labels changed (``flipped``:
-    their winner), records missing, shards rewritten, shards unreadable."""
+    """What a recount found: games, SGF records whose result was rewritten,
+    games whose labels changed (``flipped``: their winner), records missing,
+    shards rewritten, shards unreadable."""
 
     games: int = 0
+    records: int = 0
     changed: int = 0
     flipped: int = 0
     missing: int = 0
@@ -60,18 +65,32 @@ def records_by_name(folder: Path) -> dict[str, Path]:
 
 
 def _labels(path: Path, size: int, resigned: bool, winner: int
-            ) -> Optional[tuple[int, float, np.ndarray]]:
-    """``(winner, final score, Black's final ownership)`` of the game in
-    ``path`` by today's count (a resigned game keeps ``winner``); None when
-    the record is not of a ``size`` board."""
+            ) -> Optional[tuple[int, float, np.ndarray, str]]:
+    """``(winner, final score, Black's final ownership, SGF result)`` of the
+    game in ``path`` by today's count (a resigned game keeps ``winner`` and
+    its result, None); None when the record is not of a ``size`` board."""
     game = sgf.load(path)[0]
     if game.size != size:
         return None
     game.goto(list(game.root.main_line())[-1])
     judged = count(game.board, game.rules, game.to_move)
+    result = None
     if not resigned:
-        winner = outcome(game, False, judged)[0]
-    return winner, float(judged.score), owners_from_black(judged, size)
+        winner, result = outcome(game, False, judged)
+    return winner, float(judged.score), owners_from_black(judged, size), result
+
+
+def _set_result(path: Path, result: str) -> bool:
+    """Write ``result`` as the record's ``RE`` (the first one, the root's),
+    atomically; whether the file changed."""
+    text = path.read_text()
+    new = re.sub(r"RE\[[^\]]*\]", f"RE[{result}]", text, count=1)
+    if new == text:
+        return False
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(new)
+    os.replace(tmp, path)
+    return True
 
 
 def recount_shard(path: Path, records: dict[str, Path], write: bool = True,
@@ -97,7 +116,9 @@ def recount_shard(path: Path, records: dict[str, Path], write: bool = True,
         if labels is None:
             tally.missing += 1
             continue
-        winner, score, own_black = labels
+        winner, score, own_black, result = labels
+        if write and result is not None:
+            tally.records += _set_result(record, result)
         rows = arrays["game"] == g
         value, ownership, scores = outcome_targets(arrays["to_move"][rows], winner, own_black,
                                                    score)
@@ -148,8 +169,9 @@ def recount_parser() -> argparse.ArgumentParser:
         description="Count the games of a self-play folder again (their last positions,\n"
                     "from the SGF records in sgf/) and rewrite the replay shards whose\n"
                     "labels change: winner, final score and ownership, and from them every\n"
-                    "position's value, score and ownership targets. A resigned game keeps\n"
-                    "its winner. For the games of a run played before the count changed.",
+                    "position's value, score and ownership targets, and the records'\n"
+                    "results (RE). A resigned game keeps its winner. For the games of a\n"
+                    "run played before the count changed.",
         epilog="example:\n  python train.py recount runs/rl13w --dry-run")
     p.add_argument("folder", metavar="DIR",
                    help="a `train.py rl` or `train.py selfplay` folder (replay/ and sgf/)")
@@ -187,7 +209,7 @@ def recount_main(argv: Optional[list[str]] = None) -> int:
     done = "would be rewritten" if args.dry_run else "rewritten"
     print(f"{folder}: {tally.games} games, {tally.changed} relabelled ({tally.flipped} with "
           f"the other winner), {tally.missing} without a readable record; {tally.rewritten} "
-          f"shards {done}" + (f", {tally.unreadable} left unreadable" if tally.unreadable
+          f"shards {done}, {tally.records} records' results rewritten" + (f", {tally.unreadable} left unreadable" if tally.unreadable
                               else ""))
     return 1 if tally.unreadable else 0
 
