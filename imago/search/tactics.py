@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from imago.game.constants import BLACK, EMPTY, WHITE
-from imago.game.seki import losing_self_atari, seki_survivors
+from imago.game.seki import losing_self_atari
 
 
 def alive_in_atari(board, dead: Iterable[int] = ()) -> bool:
@@ -59,5 +59,4 @@ def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
     return dame
 
 
-__all__ = ["alive_in_atari", "fillable_dame", "open_points", "losing_self_atari",
-           "seki_survivors"]
+__all__ = ["alive_in_atari", "fillable_dame", "open_points"]

@@ -20,7 +20,7 @@ moves (points row-major from the top-left, the pass last; see
   costs well under a kilobyte on 19x19 (mostly its priors) instead of a
   board;
 - ``struck``: moves found illegal when first tried (suicide, ko, superko)
-  or losing self-ataris (see :mod:`imago.search.tactics`), or a root pass
+  or losing self-ataris (see :func:`imago.game.seki.losing_self_atari`), or a root pass
   the engine refuses, which selection never chooses again;
 - ``exact``: the final score (area, komi included, for the player to move)
   once the search has proven it: a line that ended with two passes, or a
