@@ -22,7 +22,7 @@ def finished_games(folder, count):
             if r["end"] == "two_passes"]
     for row in rows[:count]:
         game = sgf.load(folder / row["file"])[0]
-        game.goto(list(game.root.main_line())[-1])
+        game.goto_end()
         engine = GameEngine(create_algorithm("random"), size=game.size, komi=game.komi)
         engine.state = game
         yield engine, row["result"]
@@ -107,3 +107,14 @@ def test_seki_strings_are_reported_as_seki():
     assert seki == inner
     alive = [p for s in engine.final_status("alive") for p in s]
     assert not set(alive) & set(seki)
+
+
+def test_a_loaded_record_goes_to_its_end_and_counts_as_the_one_count(shared_data):
+    path = shared_data / "katago9" / "game-00001.sgf"
+    if not path.is_file():
+        pytest.skip(f"no {path}")
+    game = sgf.load(path)[0]
+    assert game.current is game.root
+    game.goto_end()
+    assert game.current is list(game.root.main_line())[-1] and not game.current.children
+    assert game.count() == count(game.board, game.rules, game.to_move)

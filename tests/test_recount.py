@@ -51,7 +51,7 @@ def test_a_seki_game_gets_the_winner_and_targets_of_todays_count(tmp_path):
                         ["seki", "resigned"])
     before = shard_of(folder)
     dry = recount_folder(folder, write=False)
-    assert (dry.games, dry.changed, dry.flipped, dry.missing) == (3, 2, 1, 1)
+    assert (dry.games, dry.changed, dry.flipped, dry.missing, dry.records) == (3, 2, 1, 1, 1)
     assert all(np.array_equal(before[k], v) for k, v in shard_of(folder).items())
 
     records = folder / "sgf" / "gen-0000"
@@ -82,7 +82,7 @@ def test_the_command_says_what_changed_and_refuses_a_folder_without_games(tmp_pa
     assert recount_main([str(folder), "--dry-run", "--no-progress"]) == 1
     captured = capsys.readouterr()
     assert "1 relabelled (1 with the other winner)" in captured.out
-    assert "1 shards would be rewritten, 0 records' results rewritten, 1 left unreadable" \
+    assert "1 shards and 1 records' results would be rewritten, 1 left unreadable" \
         in captured.out
     assert "shard-0000-broken.npz: left as it is" in captured.err
     (folder / "sgf" / "gen-0000" / "seki.sgf").write_text("(;SZ[9]AB[zz")

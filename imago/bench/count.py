@@ -56,7 +56,6 @@ def agreement(folder: Path, limit: Optional[int] = None) -> Agreement:
     first ``limit``) and compare with its recorded result; a file that
     does not load is named on stderr and left out."""
     from imago import sgf
-    from imago.game import count
 
     tally = Agreement()
     for name, recorded in finished_games(folder)[:limit]:
@@ -66,9 +65,9 @@ def agreement(folder: Path, limit: Optional[int] = None) -> Agreement:
             print(f"{folder / name}: not counted: {error}", file=sys.stderr)
             tally.unreadable += 1
             continue
-        game.goto(list(game.root.main_line())[-1])
+        game.goto_end()
         started = time.perf_counter()
-        result = count(game.board, game.rules, game.to_move).result
+        result = game.count().result
         tally.seconds.append(time.perf_counter() - started)
         tally.games += 1
         tally.exact += result == recorded

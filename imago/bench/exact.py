@@ -27,7 +27,6 @@ def solve_empty(size: int) -> tuple[float, int, int]:
 def self_play_4x4() -> tuple[list[float], str]:
     """Seconds per move of a 4x4 game of the engine's defaults, and its result."""
     from imago.engine.algorithm import create_algorithm
-    from imago.game import count
 
     algorithm = create_algorithm("mcts", seed=1)
     state = GameState(4, komi=0)
@@ -37,7 +36,7 @@ def self_play_4x4() -> tuple[list[float], str]:
         point = algorithm.choose_move(state, state.to_move)
         seconds.append(time.perf_counter() - started)
         state.play(state.to_move, point)
-    return seconds, count(state.board, state.rules, state.to_move).result
+    return seconds, state.count().result
 
 
 def main(argv: list[str]) -> int:

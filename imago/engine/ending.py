@@ -16,7 +16,7 @@ import math
 import random
 from typing import Optional
 
-from imago.game import Count, GameState, count
+from imago.game import Count, GameState
 from imago.search import PUCTSearch, SearchNode
 from imago.search.tactics import alive_in_atari, fillable_dame, open_points
 
@@ -53,7 +53,7 @@ class GameEnding:
     def judge(state: GameState) -> Count:
         """The count of the position as final (:func:`imago.game.count`,
         which keeps a seki's strings alive), for the side to move."""
-        return count(state.board, state.rules, state.to_move)
+        return state.count()
 
     @staticmethod
     def _may_pass(state: GameState) -> bool:

@@ -260,7 +260,7 @@ class GameEngine:
         ownership estimate gives to the other colour. The other scoring
         methods remove what this names."""
         state = self.state
-        return list(count(state.board, state.rules, state.to_move).dead)
+        return list(state.count().dead)
 
     def seki_stones(self) -> list[int]:
         """Alive stones that live in seki."""

@@ -11,7 +11,7 @@ from typing import Iterable, Optional
 from .board import GameBoard
 from .constants import WHITE
 from .coords import MAX_SIZE, from_index, to_index
-from .counting import Rules
+from .counting import Count, Rules, count
 from .handicap import fixed_handicap_points, free_handicap_points
 from .scoring import area_score, format_result
 from .tree import GameMove
@@ -128,6 +128,11 @@ class GameState:
         """Make ``node`` (a node of this tree) the current one."""
         self.current = node
 
+    def goto_end(self) -> None:
+        """Make the end of the tree's main line (first children from the
+        root) the current node: where a loaded record's game stopped."""
+        self.current = list(self.root.main_line())[-1]
+
     # ------------------------------------------------------------ handicap
     def _check_empty_start(self) -> None:
         if self.current is not self.root or not self.root.board.is_empty_board() \
@@ -179,6 +184,12 @@ class GameState:
     def result(self, dead: Iterable[int] = ()) -> str:
         """The result string: ``B+3.5``, ``W+0.5`` or ``0``."""
         return format_result(self.score(dead))
+
+    def count(self) -> Count:
+        """The current position judged as final by the one count
+        (:func:`imago.game.count`: dead stones found, seki kept) under this
+        game's rules, with the side to move's playouts."""
+        return count(self.board, self.rules, self.to_move)
 
     def colrow(self, point: int) -> tuple[int, int]:
         """``(col, row)`` of an internal index on this game's board."""

@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from imago.game import BLACK, WHITE, GameState, count
+from imago.game import BLACK, WHITE, GameState
 from imago.search import PUCTSearch, SearchJob, SearchPool
 
 
@@ -166,7 +166,7 @@ def outcome(state: GameState, resigned: bool, judged=None) -> tuple[int, str]:
         winner = WHITE if state.to_move == BLACK else BLACK
         return winner, f"{'B' if winner == BLACK else 'W'}+R"
     if judged is None:
-        judged = count(state.board, state.rules, state.to_move)
+        judged = state.count()
     return {BLACK: BLACK, WHITE: WHITE, None: 0}[judged.winner], judged.result
 
 

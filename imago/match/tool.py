@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
-from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter, count,
+from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
 
 
@@ -102,7 +102,7 @@ class Referee:
                 for color, point in moves:
                     ref.send(f"play {color_letter(color)} {index_to_vertex(point, game.size)}")
                 return ref.send("final_score", timeout=120).upper()
-        return count(game.board, game.rules, game.to_move).result
+        return game.count().result
 
 
 def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, seconds: Optional[float],

@@ -32,7 +32,6 @@ from typing import Callable, Optional
 import numpy as np
 
 from imago import sgf
-from imago.game import count
 from imago.match.arena import outcome
 
 from .data import owners_from_black
@@ -72,24 +71,25 @@ def _labels(path: Path, size: int, resigned: bool, winner: int
     game = sgf.load(path)[0]
     if game.size != size:
         return None
-    game.goto(list(game.root.main_line())[-1])
-    judged = count(game.board, game.rules, game.to_move)
+    game.goto_end()
+    judged = game.count()
     result = None
     if not resigned:
         winner, result = outcome(game, False, judged)
     return winner, float(judged.score), owners_from_black(judged, size), result
 
 
-def _set_result(path: Path, result: str) -> bool:
+def _set_result(path: Path, result: str, write: bool = True) -> bool:
     """Write ``result`` as the record's ``RE`` (the first one, the root's),
-    atomically; whether the file changed."""
+    atomically when ``write``; whether the file changes."""
     text = path.read_text()
     new = re.sub(r"RE\[[^\]]*\]", f"RE[{result}]", text, count=1)
     if new == text:
         return False
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(new)
-    os.replace(tmp, path)
+    if write:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(new)
+        os.replace(tmp, path)
     return True
 
 
@@ -117,8 +117,8 @@ def recount_shard(path: Path, records: dict[str, Path], write: bool = True,
             tally.missing += 1
             continue
         winner, score, own_black, result = labels
-        if write and result is not None:
-            tally.records += _set_result(record, result)
+        if result is not None:
+            tally.records += _set_result(record, result, write)
         rows = arrays["game"] == g
         value, ownership, scores = outcome_targets(arrays["to_move"][rows], winner, own_black,
                                                    score)
@@ -209,8 +209,8 @@ def recount_main(argv: Optional[list[str]] = None) -> int:
     done = "would be rewritten" if args.dry_run else "rewritten"
     print(f"{folder}: {tally.games} games, {tally.changed} relabelled ({tally.flipped} with "
           f"the other winner), {tally.missing} without a readable record; {tally.rewritten} "
-          f"shards {done}, {tally.records} records' results rewritten" + (f", {tally.unreadable} left unreadable" if tally.unreadable
-                              else ""))
+          f"shards and {tally.records} records' results {done}"
+          + (f", {tally.unreadable} left unreadable" if tally.unreadable else ""))
     return 1 if tally.unreadable else 0
 
 

@@ -48,7 +48,7 @@ from typing import Iterator, Optional, Sequence
 
 import numpy as np
 
-from imago.game import BLACK, WHITE, GameState, count, index_to_vertex
+from imago.game import BLACK, WHITE, GameState, index_to_vertex
 from imago.match.arena import choose_action, outcome, play_action, root_value
 from imago.nn.features import BINARY_PLANES, PLANE_SETS, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
@@ -302,7 +302,7 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
             name: str) -> PlayedGame:
     state = game.state
     size = settings.size
-    judged = count(state.board, state.rules, state.to_move)
+    judged = state.count()
     ownership = owners_from_black(judged, size)
     winner, result = outcome(state, ended == "resigned", judged)
     state.root.properties["RE"] = [result]

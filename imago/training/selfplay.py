@@ -29,7 +29,7 @@ from typing import Callable, Iterator, Optional
 
 import numpy as np
 
-from imago.game import GameState, count
+from imago.game import GameState
 from imago.game.state import settings_problem
 from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
@@ -67,7 +67,7 @@ def finish(game: GameState) -> str:
     """The result of a game as it stands, as the engine's ``final_score``
     would give it (:func:`imago.game.count`), so the value head learns the
     results imago itself would claim."""
-    return count(game.board, game.rules, game.to_move).result
+    return game.count().result
 
 
 def play_games(network, games: int, size: int = 9, komi: float = 7.5, parallel: int = 128,
