@@ -7,9 +7,9 @@ position up, a numbered ``reg_genmove COLOR`` asks for a move, and the
 but those; a trailing ``*`` marks a test GNU Go itself is expected to fail).
 This plays every numbered ``reg_genmove`` and ``gg_genmove`` test whose
 position is on ``--size`` (default 9) through imago's own GTP command table,
-one engine for every file (seeded, ``--seed`` 1 by default: the same answers on
-every run), and
-prints each file's count, the total, and the tests a pass was expected in
+a fresh engine for each file (seeded, ``--seed`` 1 by default: the same answers
+on every run, and a file counts the same alone as in its folder), and prints
+each file's count, the total, and the tests a pass was expected in
 (GNU Go's "the right move is to pass"). Commands it does not ask imago
 (other numbered tests, GNU Go's own commands) are skipped.
 
