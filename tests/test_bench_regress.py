@@ -232,6 +232,31 @@ def test_model_chooses_the_network_imago_answers_with(suite, monkeypatch, capsys
                         == ("mcts", 1, str(default_model_path(9))) for name, options in made)
 
 
+def test_compare_lists_the_tests_whose_verdict_changed_since_an_earlier_log(
+        suite, monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr("imago.engine.algorithm.create_algorithm",
+                        lambda name, **options: FirstEmpty())
+    assert regress.main([f"--dir={suite}"]) == 0
+    log = capsys.readouterr().out
+    assert "made_up.tst:1 A9 [A9] ok" in log and "made_up.tst:2 A9 [!A9|B9]* FAIL" in log
+    earlier = tmp_path / "earlier.txt"  # as if test 1 had failed, 2 passed, 4 errored
+    earlier.write_text(log.replace("made_up.tst:1 A9 [A9] ok", "made_up.tst:1 B2 [A9] FAIL")
+                       .replace("made_up.tst:2 A9 [!A9|B9]* FAIL", "made_up.tst:2 C3 [!A9|B9]* ok")
+                       .replace("made_up.tst:4 B9 [B9|PASS] ok",
+                                "made_up.tst:4 ? engine said no [B9|PASS] FAIL"))
+    assert regress.read_log(earlier)[("made_up.tst", 4)] == ("? engine said no", False)
+    assert regress.main([f"--dir={suite}", f"--compare={earlier}"]) == 0
+    out = capsys.readouterr().out
+    assert f"against {earlier}: 2 turned right, 1 turned wrong (net +1)" in out
+    assert "turned right: made_up:1 B2 -> A9, made_up:4 ? engine said no -> B9" in out
+    assert "turned wrong: made_up:2 C3 -> A9" in out
+    assert regress.main([f"--dir={suite}", f"--compare={tmp_path / 'none.txt'}"]) == 2
+    assert "cannot read --compare" in capsys.readouterr().err
+    (tmp_path / "empty.txt").write_text("regress 9x9 (imago, seed 1): 0 of 0\n")
+    assert regress.main([f"--dir={suite}", f"--compare={tmp_path / 'empty.txt'}"]) == 2
+    assert "no logged answers" in capsys.readouterr().err
+
+
 def test_model_and_engine_together_are_refused(suite, capsys):
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras",
                          "--engine=/usr/games/gnugo --mode gtp"]) == 2

@@ -59,6 +59,8 @@ OPTIONS = {
             "an index.tsv (default: katago9, gnugo9 and katago13 of ../shared/data)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
+    "compare": (("regress",), "LOG", "an earlier run's standard output: end with the tests "
+                "whose verdict changed since"),
     "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "
                "regress a GTP engine, e.g. \"/usr/games/gnugo --mode gtp\"; ownership a "
                "JSON analysis engine, e.g. \"katago analysis -model M -config C\""),

@@ -25,6 +25,9 @@ given imago's position with KataGo's ``set_position``; one without
 
 ``--quick`` plays the first 20 tests only. Each answer is logged as it comes
 (``file:number answer expected ok``), so a long run shows its progress.
+``--compare FILE`` reads such a log of an earlier run (its standard output)
+and ends with the tests whose verdict changed since, both ways, and the net:
+a change's tests, not only its total (which a seed alone moves by about 10).
 """
 
 from __future__ import annotations
@@ -275,6 +278,39 @@ def _move_test(ask: Ask, color: Sequence[str]) -> str:
         return answer
 
 
+_LOGGED = re.compile(r"^(\S+):(\d+) (.*) (\[[^\]]*\]\*?) (ok|FAIL) [\d.]+s$")
+
+
+def read_log(path: Path) -> dict[tuple[str, int], tuple[str, bool]]:
+    """``(suite, number) -> (answer, passed)`` of the answers logged in
+    ``path`` (an earlier run's standard output); other lines are skipped.
+    Raises OSError when the file cannot be read."""
+    logged = {}
+    with open(path, encoding="utf-8", errors="replace") as log:
+        for line in log:
+            found = _LOGGED.match(line.rstrip("\n"))
+            if found:
+                suite, number, answer, _, verdict = found.groups()
+                logged[(suite, int(number))] = (answer, verdict == "ok")
+    return logged
+
+
+def changes(earlier: dict[tuple[str, int], tuple[str, bool]], tally: Tally
+            ) -> tuple[list[str], list[str]]:
+    """The tests of ``tally`` that ``earlier`` (:func:`read_log`) also
+    answered whose verdict changed: those turned right and those turned
+    wrong, each as ``suite:number OLD -> NEW``."""
+    right, wrong = [], []
+    for outcome in tally.outcomes:
+        before = earlier.get((outcome.suite, outcome.number))
+        if before is None or before[1] == outcome.passed:
+            continue
+        (right if outcome.passed else wrong).append(
+            f"{outcome.suite.removesuffix('.tst')}:{outcome.number} {before[0]} -> "
+            f"{outcome.answer}")
+    return right, wrong
+
+
 def pass_tests(tally: Tally) -> list[Outcome]:
     """The tests whose only right answer is to pass."""
     return [o for o in tally.outcomes if o.expected.rstrip("*").strip().upper() == "[PASS]"]
@@ -310,6 +346,18 @@ def main(argv: list[str]) -> int:
               "give one of them", file=sys.stderr)
         return 2
 
+    earlier = None
+    if option(argv, "compare", None) is not None:
+        try:
+            earlier = read_log(Path(option(argv, "compare", None)))
+        except OSError as error:
+            print(f"regress: cannot read --compare {error.filename}: {error.strerror}",
+                  file=sys.stderr)
+            return 2
+        if not earlier:
+            print(f"regress: --compare {option(argv, 'compare', None)}: no logged answers in "
+                  "it (the standard output of an earlier run)", file=sys.stderr)
+            return 2
     network = None if command else _shared_network(model, size)
 
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
@@ -346,4 +394,11 @@ def main(argv: list[str]) -> int:
                            for name, (passed, count) in tally.per_suite.items()))
     passing = pass_tests(tally)
     print(f"  pass expected: {sum(o.passed for o in passing)} of {len(passing)}")
+    if earlier is not None:
+        right, wrong = changes(earlier, tally)
+        print(f"  against {option(argv, 'compare', None)}: {len(right)} turned right, "
+              f"{len(wrong)} turned wrong (net {len(right) - len(wrong):+d})")
+        for label, moved in (("right", right), ("wrong", wrong)):
+            if moved:
+                print(f"  turned {label}: " + ", ".join(moved))
     return 0
