@@ -243,11 +243,42 @@ liberties is a move White may safely play."""
 
 @pytest.mark.parametrize("to_move", [BLACK, WHITE])
 def test_a_seki_whose_owner_can_still_capture_inside_stays_alive(to_move):
+    """The seki stays; Black's H1, in atari inside White's eye space, is
+    dead: White may take it whenever it likes (and makes the eye it then
+    counts), Black can neither save it nor approach White."""
     game = game_from(SEKI_WITH_A_CAPTURE_INSIDE)
     judged = count(game.board, game.rules, to_move)
-    assert not judged.dead
+    assert judged.dead == (vertex_to_index("H1", 9),)
     assert judged.owners[vertex_to_index("E1", 9)] == EMPTY
-    assert judged.result == "W+38.5"
+    assert judged.owners[vertex_to_index("G1", 9)] == WHITE
+    assert judged.result == "W+41.5"
+
+
+SEMEAI_WITH_A_NAKADE = diagram("""
+    . . . . . . . . .
+    . . . . . . . . .
+    X X X . . . . . .
+    O O X X . . . . .
+    . O O X X . . . .
+    X X O O X . . . .
+    . X X O X . . . .
+    O O O O X . . . .
+    X X X X X . . . .
+""")
+"""White's eyeless string A2-D4-A6 and Black's A4-B4-B3-C3 inside it share
+their only liberties, A5 and A3. No seki: Black's A3 gives five stones away
+in the bulky five, White's capture at A5 leaves it that one eye, and
+Black's B3 kills; White can fill neither point."""
+
+
+@pytest.mark.parametrize("to_move", [BLACK, WHITE])
+def test_a_capturing_race_with_a_nakade_inside_is_no_seki_whoever_is_to_move(to_move):
+    game = game_from(SEMEAI_WITH_A_NAKADE)
+    judged = count(game.board, game.rules, to_move)
+    assert not judged.seki
+    assert sorted(index_to_vertex(p, 9) for p in judged.dead) == [
+        "A2", "A6", "B2", "B5", "B6", "C2", "C4", "C5", "D2", "D3", "D4"]
+    assert judged.result == "B+73.5"
 
 
 def test_self_play_labels_a_seki_as_the_count_does():

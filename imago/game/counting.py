@@ -37,7 +37,7 @@ from typing import Collection, Iterable, Optional, Sequence
 from .board import GameBoard
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .scoring import area_owners, area_score, format_result
-from .seki import seki_survivors
+from .seki import seki_survivors, semeai_losers
 
 SCORINGS = ("area",)
 SUPERKO_RULES = ("positional",)
@@ -256,6 +256,7 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         dead = dead_stones(board, estimate)
         uncapturable = seki_survivors(board, dead)
         dead = [p for p in dead if p not in uncapturable]
+        dead += sorted(semeai_losers(board, dead))
     else:
         dead, uncapturable = sorted(set(dead)), set()
     seki = seki_stones(board, dead)

@@ -137,4 +137,33 @@ def seki_survivors(board, dead: Iterable[int]) -> set[int]:
     return alive
 
 
-__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors"]
+def semeai_losers(board, dead: Iterable[int]) -> set[int]:
+    """The stones of strings that lose a capturing race the random
+    playouts left standing (or settled the wrong way): a string not among
+    ``dead`` with at most two liberties, every one of them shared with one
+    enemy string not among ``dead`` either, where that enemy may play one of
+    them (legal, and no losing self-atari: a nakade, whose capture leaves a
+    dead eye shape) and the string's own side may play none of the enemy's.
+    Such a pair is no seki: the enemy fills in and wins. Without this the
+    count of such a race turns on whose move it is."""
+    dead = set(dead)
+    root, libs, cells = board.root, board.libs, board.cells
+    s = board.stride
+    losers: set[int] = set()
+    for p in board.on_board():
+        c = cells[p]
+        if c == EMPTY or root[p] != p or p in dead or len(libs[p]) > 2:
+            continue
+        enemies = {root[m] for lib in libs[p] for m in (lib - 1, lib + 1, lib - s, lib + s)
+                   if cells[m] == 3 - c}
+        for e in enemies:
+            if e in dead or not libs[p] <= set(libs[e]):
+                continue
+            if any(_approachable(board, lib, 3 - c) for lib in libs[p]) \
+                    and not any(_approachable(board, lib, c) for lib in libs[e]):
+                losers.update(board.string_stones(p))
+                break
+    return losers
+
+
+__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors", "semeai_losers"]
