@@ -346,17 +346,17 @@ def main(argv: list[str]) -> int:
               "give one of them", file=sys.stderr)
         return 2
 
-    earlier = None
-    if option(argv, "compare", None) is not None:
+    compare, earlier = option(argv, "compare", None), None
+    if compare is not None:
         try:
-            earlier = read_log(Path(option(argv, "compare", None)))
+            earlier = read_log(Path(compare))
         except OSError as error:
             print(f"regress: cannot read --compare {error.filename}: {error.strerror}",
                   file=sys.stderr)
             return 2
         if not earlier:
-            print(f"regress: --compare {option(argv, 'compare', None)}: no logged answers in "
-                  "it (the standard output of an earlier run)", file=sys.stderr)
+            print(f"regress: --compare {compare}: no logged answers in it (the standard "
+                  "output of an earlier run)", file=sys.stderr)
             return 2
     network = None if command else _shared_network(model, size)
 
@@ -396,7 +396,7 @@ def main(argv: list[str]) -> int:
     print(f"  pass expected: {sum(o.passed for o in passing)} of {len(passing)}")
     if earlier is not None:
         right, wrong = changes(earlier, tally)
-        print(f"  against {option(argv, 'compare', None)}: {len(right)} turned right, "
+        print(f"  against {compare}: {len(right)} turned right, "
               f"{len(wrong)} turned wrong (net {len(right) - len(wrong):+d})")
         for label, moved in (("right", right), ("wrong", wrong)):
             if moved:
