@@ -281,3 +281,12 @@ def test_kogo_joseki_dictionary_loads_under_250_mb():
         assert took < 20, took  # about 1.5 s; a wide margin for busy machines
     """)
     assert peak < 250
+
+
+def test_goto_end_follows_the_main_line_past_variations():
+    game = loads("(;SZ[9]KM[7.5];B[ee];W[cc](;B[gg];W[gc])(;B[cg]))")[0]
+    assert game.current is game.root
+    game.goto_end()
+    assert game.current.number == 4 and not game.current.children
+    assert game.board[game.point(6, 2)] == WHITE           # W[gc] on the main line
+    assert game.count().result == game.result(game.count().dead)
