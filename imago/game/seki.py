@@ -157,7 +157,7 @@ def semeai_losers(board, dead: Iterable[int]) -> set[int]:
         enemies = {root[m] for lib in libs[p] for m in (lib - 1, lib + 1, lib - s, lib + s)
                    if cells[m] == 3 - c}
         for e in enemies:
-            if e in dead or not libs[p] <= set(libs[e]):
+            if e in dead or not libs[p] <= libs[e]:
                 continue
             if any(_approachable(board, lib, 3 - c) for lib in libs[p]) \
                     and not any(_approachable(board, lib, c) for lib in libs[e]):
