@@ -22,7 +22,6 @@ Numpy, the SGF reader and the count; no TensorFlow.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from imago.match.arena import outcome
 
 from .data import owners_from_black
 from .options import HelpFormatter
-from .replay import outcome_targets, write_shard
+from .replay import outcome_targets, write_record, write_shard
 
 
 @dataclass
@@ -82,14 +81,12 @@ def _labels(path: Path, size: int, resigned: bool, winner: int
 def _set_result(path: Path, result: str, write: bool = True) -> bool:
     """Write ``result`` as the record's ``RE`` (the first one, the root's),
     atomically when ``write``; whether the file changes."""
-    text = path.read_text()
+    text = path.read_text(encoding="utf-8")
     new = re.sub(r"RE\[[^\]]*\]", f"RE[{result}]", text, count=1)
     if new == text:
         return False
     if write:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(new)
-        os.replace(tmp, path)
+        write_record(path, new)
     return True
 
 

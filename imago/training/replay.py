@@ -184,6 +184,15 @@ def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
         raise
 
 
+def write_record(path: Path, text: str) -> None:
+    """Write the SGF record ``text`` to ``path`` (UTF-8) through a hidden
+    ``.NAME.tmp`` beside it, renamed into place: a reader of the run's
+    ``sgf/`` folder sees the old record or the new one, never half."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
     n = len(record)
     to_move = record.to_move.astype(np.int8)
@@ -512,4 +521,4 @@ def _derived(shard: _Shard, games: dict[str, np.ndarray]) -> dict[str, np.ndarra
 
 
 __all__ = ["GameRecord", "ReplayBuffer", "shard_name", "SHARD_VERSION", "outcome_targets",
-           "write_shard"]
+           "write_record", "write_shard"]

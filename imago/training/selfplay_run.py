@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from .openings import OpeningLine
-from .replay import GameRecord, ReplayBuffer
+from .replay import GameRecord, ReplayBuffer, write_record
 from .search_play import SelfPlaySettings, play_games
 
 Log = Callable[[str], object]
@@ -264,9 +264,7 @@ def _store(result: ChunkResult, buffer: ReplayBuffer, sgf_folder: Path, generati
         buffer.add(result.records, generation, worker=result.worker.replace(":", "-"))
     sgf_folder.mkdir(parents=True, exist_ok=True)
     for record, text in zip(result.records, result.sgf):
-        tmp = sgf_folder / f".{record.name}.sgf.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, sgf_folder / f"{record.name}.sgf")
+        write_record(sgf_folder / f"{record.name}.sgf", text)
     summary.games += len(result.records)
     summary.positions += sum(len(r) for r in result.records)
     summary.resigned += sum(r.resigned for r in result.records)
