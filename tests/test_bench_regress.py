@@ -257,6 +257,22 @@ def test_compare_lists_the_tests_whose_verdict_changed_since_an_earlier_log(
     assert "no logged answers" in capsys.readouterr().err
 
 
+def test_suites_plays_only_the_files_named(suite, monkeypatch, capsys):
+    (suite / "other.tst").write_text("loadsgf games/nine.sgf 3\n1 reg_genmove white\n#? [B9]\n")
+    monkeypatch.setattr("imago.engine.algorithm.create_algorithm",
+                        lambda name, **options: FirstEmpty())
+    assert regress.main([f"--dir={suite}", "--suites=other"]) == 0
+    out = capsys.readouterr().out
+    assert "other.tst:1 A9 [B9] FAIL" in out and "made_up.tst" not in out
+    assert "0 of 1 move tests" in out
+    assert regress.main([f"--dir={suite}", "--suites=made_up.tst, other"]) == 0
+    assert "3 of 5 move tests" in capsys.readouterr().out
+    assert regress.main([f"--dir={suite}", "--suites=other,seki"]) == 2
+    assert f"--suites: no seki.tst in {suite}" in capsys.readouterr().err
+    assert regress.main([f"--dir={suite}", "--suites=,"]) == 2
+    assert "--suites: no suite named" in capsys.readouterr().err
+
+
 def test_model_and_engine_together_are_refused(suite, capsys):
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras",
                          "--engine=/usr/games/gnugo --mode gtp"]) == 2

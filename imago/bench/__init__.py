@@ -59,6 +59,8 @@ OPTIONS = {
             "an index.tsv (default: katago9, gnugo9 and katago13 of ../shared/data)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
+    "suites": (("regress",), "NAMES", "only these suite files of --dir, comma-separated "
+               "without .tst (e.g. seki,endgame; default: every one)"),
     "compare": (("regress",), "LOG", "an earlier run's standard output: end with the tests "
                 "whose verdict changed since"),
     "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "

@@ -23,7 +23,8 @@ stands beside imago's. An engine that refuses a ``loadsgf`` imago accepted is
 given imago's position with KataGo's ``set_position``; one without
 ``reg_genmove`` is asked ``genmove`` and then ``undo``.
 
-``--quick`` plays the first 20 tests only. Each answer is logged as it comes
+``--suites seki,endgame`` plays only those files of the folder (a file
+counts the same alone, above). ``--quick`` plays the first 20 tests only. Each answer is logged as it comes
 (``file:number answer expected ok``), so a long run shows its progress.
 ``--compare FILE`` reads such a log of an earlier run (its standard output)
 and ends with the tests whose verdict changed since, both ways, and the net:
@@ -185,8 +186,10 @@ def external_engine(command: str) -> tuple[Ask, Callable[[], None]]:
 def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 9,
                limit: Optional[int] = None,
                report: Callable[[Outcome], None] = lambda outcome: None,
-               external: Optional[Ask] = None) -> Tally:
-    """Play the move tests of every ``*.tst`` in ``folder`` (sorted) whose
+               external: Optional[Ask] = None,
+               names: Optional[Sequence[str]] = None) -> Tally:
+    """Play the move tests of every ``*.tst`` in ``folder`` (sorted; only
+    those named in ``names``, file names without ``.tst``, when given) whose
     position is ``size`` x ``size``; at most ``limit`` of them. The engine
     from ``make_engine`` answers them through imago's GTP commands, or, given
     ``external``, sets up each position beside that engine, which answers
@@ -210,6 +213,8 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     engines = [local] if external is None else [local, external]
     tally = Tally()
     for path in sorted(folder.glob("*.tst")):
+        if names is not None and path.stem not in names:
+            continue
         broken = False
         session = Session(make_engine())
         for ask in engines:
@@ -316,6 +321,21 @@ def pass_tests(tally: Tally) -> list[Outcome]:
     return [o for o in tally.outcomes if o.expected.rstrip("*").strip().upper() == "[PASS]"]
 
 
+def chosen_suites(folder: Path, listed: Optional[str]) -> tuple[Optional[list[str]], str]:
+    """``--suites`` (``seki,endgame``: file names, ``.tst`` optional) as the
+    names :func:`run_suites` plays, and what is wrong with it ("" when
+    nothing); ``(None, "")`` without the option: every suite."""
+    if listed is None:
+        return None, ""
+    names = [name.strip().removesuffix(".tst") for name in listed.split(",") if name.strip()]
+    if not names:
+        return None, "no suite named"
+    missing = [f"{name}.tst" for name in names if not (folder / f"{name}.tst").is_file()]
+    if missing:
+        return None, f"no {', '.join(missing)} in {folder}"
+    return names, ""
+
+
 def _shared_network(model: Optional[str], size: int) -> object:
     """``--model`` (else the shipped network of ``size``) as one model file
     that every suite's fresh engine shares, so that its network loads once;
@@ -344,6 +364,11 @@ def main(argv: list[str]) -> int:
     if command and model:
         print("regress: --model chooses imago's network and --engine another engine: "
               "give one of them", file=sys.stderr)
+        return 2
+
+    names, problem = chosen_suites(folder, option(argv, "suites", None))
+    if problem:
+        print(f"regress: --suites: {problem}", file=sys.stderr)
         return 2
 
     compare, earlier = option(argv, "compare", None), None
@@ -379,7 +404,7 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     try:
         tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None,
-                           report, external)
+                           report, external, names)
     except RuntimeError as error:  # the engine died or hung
         print(f"regress: {error}", file=sys.stderr)
         return 1
