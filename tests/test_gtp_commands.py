@@ -351,6 +351,47 @@ def test_time_settings(engine):
         assert error(engine, bad) == "syntax error", bad
 
 
+def test_kata_get_rules_says_what_imago_plays_with_the_komi(engine):
+    import json
+
+    ok(engine, "komi 6.5")
+    assert json.loads(ok(engine, "kata-get-rules")) == {
+        "ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
+        "hasButton": False, "whiteHandicapBonus": "0", "komi": 6.5}
+
+
+def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(engine, caplog):
+    ok(engine, "kata-set-rules tromp-taylor")  # suicide allowed there: a warning
+    assert "not with suicide allowed" in caplog.text
+    caplog.clear()
+    ok(engine, 'kata-set-rules {"ko": "POSITIONAL", "scoring": "AREA", "suicide": false}')
+    assert caplog.text == ""
+    assert engine.state.komi == 7.5  # rules alone leave the komi
+    ok(engine, "kata-set-rules Japanese")
+    assert "not with territory scoring, simple ko" in caplog.text
+    caplog.clear()
+    ok(engine, "kata-set-rules chinese")
+    assert "a white handicap bonus of N" in caplog.text  # GTP's count adds none
+    ok(engine, 'kata-set-rules {"suicide": false, "komi": 5.5}')
+    assert engine.state.komi == 5.5 and '"komi":5.5' in ok(engine, "kata-get-rules")
+    assert '"scoring":"AREA"' in ok(engine, "kata-get-rules")  # imago's own rules, whatever was set
+    assert error(engine, "kata-set-rules") == "syntax error"
+    assert error(engine, "kata-set-rules chess").startswith("unknown rules: unknown rules;")
+    assert error(engine, 'kata-set-rules {"scoring": "NONE"}') == \
+        "unknown rules: rules option scoring must be one of AREA, TERRITORY"
+    assert error(engine, "kata-set-rules {not json").startswith("unknown rules: Expecting")
+    assert error(engine, 'kata-set-rules {"komi": 0.3}').startswith("unknown rules: must be")
+    assert engine.state.komi == 5.5
+
+
+def test_kgs_rules_takes_kgs_names(engine, caplog):
+    for name in ("japanese", "chinese", "aga", "new_zealand", "Chinese"):
+        assert ok(engine, f"kgs-rules {name}") == ""
+    assert error(engine, "kgs-rules ing") == \
+        "unknown rules: use one of japanese, chinese, aga, new_zealand"
+    assert error(engine, "kgs-rules") == "syntax error"
+
+
 def test_kgs_time_settings(engine):
     clock = engine.time_control
     ok(engine, "kgs-time_settings byoyomi 600 30 5")

@@ -2,7 +2,7 @@
 
 - :mod:`.query`: one protocol line read into a :class:`~.query.Query` (the
   positions built, every field checked) or an action, or the errors and
-  warnings KataGo would write (:mod:`.rulesets`: KataGo's rule names);
+  warnings KataGo would write (:mod:`imago.game.rulesets`: KataGo's rule names);
 - :mod:`.response`: search results written as KataGo's responses;
 - :mod:`.engine`: :class:`AnalysisEngine`, the searches of every open query
   sharing one network;

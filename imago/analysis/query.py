@@ -15,7 +15,7 @@ One :class:`~imago.game.GameState` is built per query: ``initialStones``
 as setup stones on the root, then ``moves`` played in order (colours as
 given, repeats allowed); turn k is the node after k moves. An illegal move
 drops the whole query, as in KataGo. Rules are read by
-:mod:`imago.analysis.rulesets`. This module imports only :mod:`imago.game`
+:mod:`imago.game.rulesets`. This module imports only :mod:`imago.game`
 and the standard library.
 """
 
@@ -26,10 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from imago.game import (BLACK, WHITE, GameMove, GameState, IllegalMoveError, Rules,
-                        index_to_vertex, parse_color, to_index, vertex_to_index)
+                        index_to_vertex, parse_color, rulesets, to_index, vertex_to_index)
 from imago.game.coords import MAX_SIZE
-
-from . import rulesets
 
 REPORT_AS = ("BLACK", "WHITE", "SIDETOMOVE")
 ACTIONS = ("query_version", "clear_cache", "terminate", "terminate_all")

@@ -23,7 +23,7 @@ import statistics
 import time
 from pathlib import Path
 
-from imago.analysis.rulesets import IMAGO_RULES
+from imago.game.rulesets import IMAGO_RULES
 from imago.bench import option
 from imago.bench.mcts import default_model
 from imago.game import GameState, color_letter, index_to_vertex

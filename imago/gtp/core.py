@@ -10,6 +10,7 @@ gives the engine GoGui's interrupt and live graphics.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -20,6 +21,7 @@ from imago.engine.engine import STATUSES, GameEngine
 from imago.game import IllegalMoveError, index_to_vertex
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
+from imago.game.rulesets import IMAGO_RULES, KGS_RULES, differences_warning, parse_rules
 
 from .moves import engine_move
 from .table import (COMMANDS, GtpError, Session, color, command, handicap_vertex, integer,
@@ -89,6 +91,50 @@ def _clear_board(engine: GameEngine) -> str:
 def _komi(engine: GameEngine, komi: float) -> str:
     engine.set_komi(komi)
     return ""
+
+
+@command("kata-get-rules")
+def _kata_get_rules(engine: GameEngine) -> str:
+    """The rules imago plays, as KataGo's rules object, with the komi."""
+    return json.dumps({**IMAGO_RULES, "komi": engine.state.komi}, sort_keys=True,
+                      separators=(",", ":"))
+
+
+@command("kata-set-rules", rest=word)
+def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
+    """KataGo's rules by name (``chinese``, ``japanese``, ``tromp-taylor``,
+    ...) or as a JSON object. imago plays its own rules whatever is set (it
+    has one board and one count), so other rules are accepted with a
+    warning on the log that says what differs; a ``komi`` in the object
+    sets the komi, as ``komi`` does."""
+    text = " ".join(words)
+    if not text:
+        raise GtpError("syntax error")
+    try:
+        value = json.loads(text) if text.startswith("{") else text
+        rules = parse_rules(value)
+    except ValueError as error:  # a JSONDecodeError is one
+        raise GtpError(f"unknown rules: {error}") from None
+    if isinstance(value, dict) and "komi" in value:
+        engine.set_komi(rules.komi)
+    _play_as_imago(rules, text)
+    return ""
+
+
+@command("kgs-rules", lower_word)
+def _kgs_rules(engine: GameEngine, name: str) -> str:
+    """kgsGtp's rules of the game (japanese, chinese, aga, new_zealand):
+    accepted as ``kata-set-rules`` accepts them."""
+    if name not in KGS_RULES:
+        raise GtpError(f"unknown rules: use one of {', '.join(KGS_RULES)}")
+    _play_as_imago(parse_rules(KGS_RULES[name]), name)
+    return ""
+
+
+def _play_as_imago(rules, asked: str) -> None:
+    warning = differences_warning(rules, "plays this game so", bonus=False)
+    if warning:
+        log.warning("rules %s: %s", asked[:80], warning)
 
 
 def _handicap_error(error: ValueError) -> GtpError:

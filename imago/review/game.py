@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from imago.analysis.rulesets import IMAGO_RULES
+from imago.game.rulesets import IMAGO_RULES
 from imago.game import BLACK, WHITE, GameMove, GameState, color_letter, index_to_vertex, opponent
 from imago.sgf import SGFError, load
 from imago.sgf.files import MAX_SGF_BYTES, file_problem

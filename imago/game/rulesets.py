@@ -1,14 +1,16 @@
-"""KataGo's rules, as an analysis query names them, read and compared with
-what imago plays.
+"""KataGo's rules, as an analysis query or GTP's ``kata-set-rules`` names
+them (and KGS's, as ``kgs-rules`` does), read and compared with what imago
+plays.
 
-A query's ``rules`` is a shorthand (``"tromp-taylor"``, ``"chinese"``,
-``"japanese"``, ...) or an object of rule options (``ko``, ``scoring``,
-``tax``, ``suicide``, ``hasButton``, ``whiteHandicapBonus``,
-``friendlyPassOk``, ``komi``). imago's board plays one rule set: area
-scoring, positional superko, no suicide, no button. Rules that differ are
-analysed as those anyway, with a warning that says what differs
-(:func:`differences`); the komi and the white handicap bonus are honoured
-exactly, the bonus as extra komi (under area scoring they are the same).
+Rules are a shorthand (``"tromp-taylor"``, ``"chinese"``, ``"japanese"``,
+...) or an object of rule options (``ko``, ``scoring``, ``tax``,
+``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``,
+``komi``). imago's board plays one rule set: area scoring, positional
+superko, no suicide, no button. Rules that differ are played and analysed
+as those anyway, with a warning that says what differs
+(:func:`differences_warning`); the analysis engine honours the komi and the
+white handicap bonus exactly, the bonus as extra komi (under area scoring
+they are the same). This module imports nothing of imago.
 """
 
 from __future__ import annotations
@@ -170,14 +172,23 @@ def differences(rules: KataRules) -> list[str]:
     return found
 
 
-def differences_warning(rules: KataRules) -> Optional[str]:
-    """The warning for rules imago analyses as its own, or None."""
+def differences_warning(rules: KataRules, doing: str = "analyses this position so",
+                        bonus: bool = True) -> Optional[str]:
+    """The warning for rules imago plays as its own (``doing`` says what
+    it does so), or None. ``bonus``: whether the caller honours the white
+    handicap bonus (as extra komi); else a bonus is one more difference."""
     found = differences(rules)
+    if not bonus and rules.handicap_bonus != "0":
+        found.append(f"a white handicap bonus of {rules.handicap_bonus}")
     if not found:
         return None
-    return ("imago plays area scoring with positional superko and no suicide, and analyses "
-            "this position so, not with " + ", ".join(found))
+    return (f"imago plays area scoring with positional superko and no suicide, and {doing}, "
+            "not with " + ", ".join(found))
 
+
+KGS_RULES = {"japanese": "japanese", "chinese": "chinese", "aga": "aga",
+             "new_zealand": "new-zealand"}
+"""KGS's rule names (GTP ``kgs-rules``, sent by kgsGtp) as shorthands."""
 
 IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
                "hasButton": False, "whiteHandicapBonus": "0"}
