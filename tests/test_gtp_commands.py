@@ -351,6 +351,21 @@ def test_time_settings(engine):
         assert error(engine, bad) == "syntax error", bad
 
 
+def test_clear_cache_drops_the_kept_tree_and_network_answers():
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    engine = GameEngine(MCTSAlgorithm(model="none", visits=64, seed=1), 9, 7.5)
+    ok(engine, "genmove black")
+    search = engine.algorithm.search
+    search.cache[1] = "kept"
+    assert search.root is not None
+    assert ok(engine, "clear_cache") == ""
+    assert search.root is None and not search.cache
+    assert ok(engine, "genmove white")  # and searches afresh
+    random_engine = GameEngine(RandomAlgorithm(seed=5), 9, 7.5)
+    assert ok(random_engine, "clear_cache") == ""  # no search kept: nothing to drop
+
+
 def test_kata_get_rules_says_what_imago_plays_with_the_komi(engine):
     import json
 

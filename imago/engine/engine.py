@@ -203,6 +203,17 @@ class GameEngine:
         self._playout_search.evaluator.komi = self.state.komi
         return self._playout_search
 
+    def clear_cache(self) -> None:
+        """Forget what the searches keep between calls (the tree reused from
+        move to move, the cached network answers), so that the next move or
+        analysis searches afresh, as on a new engine (GTP ``clear_cache``)."""
+        from imago.search import PUCTSearch
+
+        for search in (getattr(self.algorithm, "search", None), self._playout_search):
+            if isinstance(search, PUCTSearch):
+                search.forget()
+                search.cache.clear()
+
     def undo(self) -> None:
         """Take back the last move: back to the position before it, the
         nodes after it that hold no move (an SGF record's comment or setup

@@ -93,6 +93,14 @@ def _komi(engine: GameEngine, komi: float) -> str:
     return ""
 
 
+@command("clear_cache")
+def _clear_cache(engine: GameEngine) -> str:
+    """Leela Zero's and KataGo's: the next search starts without the kept
+    tree and cached network answers."""
+    engine.clear_cache()
+    return ""
+
+
 @command("kata-get-rules")
 def _kata_get_rules(engine: GameEngine) -> str:
     """The rules imago plays, as KataGo's rules object, with the komi."""
