@@ -24,8 +24,9 @@ given imago's position with KataGo's ``set_position``; one without
 ``reg_genmove`` is asked ``genmove`` and then ``undo``.
 
 ``--suites seki,endgame`` plays only those files of the folder (a file
-counts the same alone, above). ``--quick`` plays the first 20 tests only. Each answer is logged as it comes
-(``file:number answer expected ok``), so a long run shows its progress.
+counts the same alone, above). ``--quick`` plays the first 20 tests only.
+Each answer is logged as it comes (``file:number answer expected ok``), so
+a long run shows its progress.
 ``--compare FILE`` reads such a log of an earlier run (its standard output)
 and ends with the tests whose verdict changed since, both ways, and the net:
 a change's tests, not only its total (which a seed alone moves by about 10).
