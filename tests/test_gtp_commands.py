@@ -389,7 +389,7 @@ def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(en
     assert "a white handicap bonus of N" in caplog.text  # GTP's count adds none
     ok(engine, 'kata-set-rules {"suicide": false, "komi": 5.5}')
     assert engine.state.komi == 5.5 and '"komi":5.5' in ok(engine, "kata-get-rules")
-    assert '"scoring":"AREA"' in ok(engine, "kata-get-rules")  # imago's own rules, whatever was set
+    assert '"scoring":"AREA"' in ok(engine, "kata-get-rules")  # imago's, whatever was set
     assert error(engine, "kata-set-rules") == "syntax error"
     assert error(engine, "kata-set-rules chess").startswith("unknown rules: unknown rules;")
     assert error(engine, 'kata-set-rules {"scoring": "NONE"}') == \
