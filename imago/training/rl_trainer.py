@@ -393,8 +393,8 @@ def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
     bar = progress_bar(config.steps, 0, shown, "training", "step")
 
     def advance(step: int, steps: int, logs: dict[str, float]) -> None:
-        bar.update(step - bar.n)
         bar.set_postfix_str(", ".join(f"{k} {v:.3f}" for k, v in logs.items()), refresh=False)
+        bar.update(step - bar.n)
 
     try:
         return train_candidate(best_model, buffer, output, config, size=size,

@@ -245,8 +245,8 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
                     continue
                 _store(result, buffer, sgf_folder, generation, summary)
                 summary.seconds = time.perf_counter() - start
-                bar.update(len(result.records))
                 bar.set_postfix_str(_postfix(summary), refresh=False)
+                bar.update(len(result.records))
     except BaseException:
         _abandon(executor)
         raise
@@ -345,12 +345,38 @@ class _NoBar:
         pass
 
 
+class _LogLines(_NoBar):
+    """Progress for a stderr that is a log file, where a bar's redrawing
+    would be noise: what the bar would show, as one line at most every
+    ``every`` seconds, and once the count is complete."""
+
+    def __init__(self, total: int, done: int, desc: str, unit: str, every: float = 60.0):
+        self.total, self.n, self.desc, self.unit, self.every = total, done, desc, unit, every
+        self.postfix = ""
+        self.last = time.monotonic()
+
+    def update(self, n: int) -> None:
+        self.n += n
+        now = time.monotonic()
+        if now - self.last >= self.every or self.n >= self.total:
+            self.last = now
+            tail = f", {self.postfix}" if self.postfix else ""
+            print(f"{self.desc}: {self.n} of {self.total} {self.unit}s{tail}",
+                  file=sys.stderr, flush=True)
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        self.postfix = text
+
+
 def progress_bar(total: int, done: int, shown: bool, desc: str = "self-play",
                  unit: str = "game"):
-    """A tqdm progress bar on a terminal (a stand-in that shows nothing when
-    not ``shown``, when stderr is a log, or without tqdm)."""
-    if not shown or not sys.stderr.isatty():
+    """A tqdm progress bar on a terminal; when stderr is a log file, a line
+    a minute (:class:`_LogLines`, a long run in the background shows how
+    far it is); nothing when not ``shown`` or without tqdm."""
+    if not shown:
         return _NoBar()
+    if not sys.stderr.isatty():
+        return _LogLines(total, done, desc, unit)
     try:
         from tqdm import tqdm
     except ImportError:

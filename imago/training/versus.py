@@ -61,8 +61,8 @@ def play_versus(models: Sequence[str], names: Sequence[str], games: int,
                 games_log.append(record)
                 done.append(record)
                 wins += game.winner_name == names[0]
-                bar.update(1)
                 bar.set_postfix_str(f"{names[0]} won {wins}", refresh=False)
+                bar.update(1)
         finally:
             bar.close()
     return done
