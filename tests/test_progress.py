@@ -11,6 +11,7 @@ def test_in_a_log_file_progress_is_a_line_a_minute_and_one_at_the_end(capsys, mo
     clock = [1000.0]
     monkeypatch.setattr(selfplay_run.time, "monotonic", lambda: clock[0])
     bar = progress_bar(800, 512, True, "self-play", "game")  # captured stderr: no terminal
+    assert capsys.readouterr().err == "self-play: 512 of 800 games\n"  # where it starts
     bar.set_postfix_str("250 games/h", refresh=False)
     bar.update(64)
     assert capsys.readouterr().err == ""  # within the minute

@@ -347,22 +347,26 @@ class _NoBar:
 
 class _LogLines(_NoBar):
     """Progress for a stderr that is a log file, where a bar's redrawing
-    would be noise: what the bar would show, as one line at most every
-    ``every`` seconds, and once the count is complete."""
+    would be noise: what the bar would show, as a line at the start, then
+    at most every ``every`` seconds, and once the count is complete."""
 
     def __init__(self, total: int, done: int, desc: str, unit: str, every: float = 60.0):
         self.total, self.n, self.desc, self.unit, self.every = total, done, desc, unit, every
         self.postfix = ""
         self.last = time.monotonic()
+        self._say()
 
     def update(self, n: int) -> None:
         self.n += n
         now = time.monotonic()
         if now - self.last >= self.every or self.n >= self.total:
             self.last = now
-            tail = f", {self.postfix}" if self.postfix else ""
-            print(f"{self.desc}: {self.n} of {self.total} {self.unit}s{tail}",
-                  file=sys.stderr, flush=True)
+            self._say()
+
+    def _say(self) -> None:
+        tail = f", {self.postfix}" if self.postfix else ""
+        print(f"{self.desc}: {self.n} of {self.total} {self.unit}s{tail}", file=sys.stderr,
+              flush=True)
 
     def set_postfix_str(self, text: str, refresh: bool = True) -> None:
         self.postfix = text
