@@ -374,9 +374,9 @@ class _LogLines(_NoBar):
 
 def progress_bar(total: int, done: int, shown: bool, desc: str = "self-play",
                  unit: str = "game"):
-    """A tqdm progress bar on a terminal; when stderr is a log file, a line
-    a minute (:class:`_LogLines`, a long run in the background shows how
-    far it is); nothing when not ``shown`` or without tqdm."""
+    """A tqdm progress bar on a terminal (nothing there without tqdm); when
+    stderr is a log file, a line a minute (:class:`_LogLines`: a long run in
+    the background shows how far it is); nothing when not ``shown``."""
     if not shown:
         return _NoBar()
     if not sys.stderr.isatty():
