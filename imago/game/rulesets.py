@@ -186,9 +186,9 @@ def differences_warning(rules: KataRules, doing: str = "analyses this position s
             "not with " + ", ".join(found))
 
 
-KGS_RULES = {"japanese": "japanese", "chinese": "chinese", "aga": "aga",
-             "new_zealand": "new-zealand"}
-"""KGS's rule names (GTP ``kgs-rules``, sent by kgsGtp) as shorthands."""
+KGS_RULES = ("japanese", "chinese", "aga", "new_zealand")
+"""KGS's rule names (GTP ``kgs-rules``, sent by kgsGtp): shorthands
+:func:`parse_rules` reads as they are."""
 
 IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
                "hasButton": False, "whiteHandicapBonus": "0"}

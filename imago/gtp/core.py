@@ -135,7 +135,7 @@ def _kgs_rules(engine: GameEngine, name: str) -> str:
     accepted as ``kata-set-rules`` accepts them."""
     if name not in KGS_RULES:
         raise GtpError(f"unknown rules: use one of {', '.join(KGS_RULES)}")
-    _play_as_imago(parse_rules(KGS_RULES[name]), name)
+    _play_as_imago(parse_rules(name), name)
     return ""
 
 
