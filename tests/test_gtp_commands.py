@@ -386,7 +386,7 @@ def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(en
     assert "not with territory scoring, simple ko" in caplog.text
     caplog.clear()
     ok(engine, "kata-set-rules chinese")
-    assert "a white handicap bonus of N" in caplog.text  # GTP's count adds none
+    assert "handicap bonus" not in caplog.text  # honoured: see the test below
     ok(engine, 'kata-set-rules {"suicide": false, "komi": 5.5}')
     assert engine.state.komi == 5.5 and '"komi":5.5' in ok(engine, "kata-get-rules")
     assert '"scoring":"AREA"' in ok(engine, "kata-get-rules")  # imago's, whatever was set
@@ -397,6 +397,39 @@ def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(en
     assert error(engine, "kata-set-rules {not json").startswith("unknown rules: Expecting")
     assert error(engine, 'kata-set-rules {"komi": 0.3}').startswith("unknown rules: must be")
     assert engine.state.komi == 5.5
+
+
+def test_rules_with_a_white_handicap_bonus_add_it_to_the_komi_of_handicap_games(engine,
+                                                                                 tmp_path):
+    """Chinese rules give White a point a handicap stone, AGA's a point a
+    stone after the first: by area that is komi, which the search and the
+    count read; the komi set stays what kata-get-rules reports."""
+    import json
+
+    ok(engine, "komi 0.5")
+    ok(engine, "kata-set-rules chinese")
+    assert engine.state.komi == 0.5  # no handicap yet
+    ok(engine, "fixed_handicap 4")
+    assert engine.state.komi == 4.5
+    rules = json.loads(ok(engine, "kata-get-rules"))
+    assert rules["whiteHandicapBonus"] == "N" and rules["komi"] == 0.5
+    ok(engine, "play w e5")
+    assert engine.count().komi == 4.5  # what final_score counts with
+    ok(engine, "kgs-rules aga")
+    assert engine.state.komi == 3.5
+    ok(engine, "komi 7.5")
+    assert engine.state.komi == 10.5
+    ok(engine, "clear_board")
+    assert engine.state.komi == 7.5
+    ok(engine, "set_free_handicap c3 g7")
+    assert engine.state.komi == 8.5
+    record = tmp_path / "handicap.sgf"
+    record.write_text("(;GM[1]SZ[9]HA[3]KM[0.5]AB[cc][gg][cg];W[ee])")
+    ok(engine, f"loadsgf {record}")  # the file's komi is the komi set
+    assert engine.state.komi == 2.5 and engine.komi == 0.5
+    ok(engine, 'kata-set-rules {"ko": "POSITIONAL", "suicide": false}')  # no bonus
+    assert engine.state.komi == 0.5
+    assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "0"
 
 
 def test_kgs_rules_takes_kgs_names(engine, caplog):

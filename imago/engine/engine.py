@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
+from imago.game.rulesets import handicap_bonus_points
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
 from .timecontrol import MIN_SECONDS, TimeControl
@@ -68,6 +69,8 @@ class GameEngine:
                  time_control: Optional[TimeControl] = None):
         self.algorithm = algorithm
         self.state = GameState(size, komi)
+        self.komi = komi
+        self.handicap_bonus = "0"
         self.time_control = time_control if time_control is not None else TimeControl()
         self.quit_requested = False
         self._playout_search: Optional[PUCTSearch] = None
@@ -116,6 +119,7 @@ class GameEngine:
         9x9 only) does not support; the game is then left as it was."""
         self.algorithm.check_size(size)
         self.state.clear(size)
+        self._apply_komi()
         self._new_game()
         if self._prepares:
             self._preparing = prepare_in_background(self.algorithm, size)
@@ -125,11 +129,30 @@ class GameEngine:
         the algorithm is ready (:meth:`wait_until_ready`)."""
         self.wait_until_ready()
         self.state.clear()
+        self._apply_komi()
         self._new_game()
 
     def set_komi(self, komi: float) -> None:
         """Set the komi (any finite number)."""
-        self.state.komi = komi
+        self.komi = komi
+        self._apply_komi()
+
+    def set_handicap_bonus(self, rule: str) -> None:
+        """Give White points for Black's handicap stones, as the rules set
+        by ``kata-set-rules`` or ``kgs-rules`` do: ``"N"`` (Chinese: a
+        point a stone), ``"N-1"`` (AGA: a point a stone after the first) or
+        ``"0"``. Under area scoring such a bonus is komi, so the game's komi
+        (what the search, the network and the count read) is the komi set
+        plus the bonus of the handicap on the board."""
+        self.handicap_bonus = rule
+        self._apply_komi()
+
+    def bonus_points(self) -> int:
+        """The points the handicap bonus gives White in this game."""
+        return handicap_bonus_points(self.handicap_bonus, self.state.handicap)
+
+    def _apply_komi(self) -> None:
+        self.state.komi = self.komi + self.bonus_points()
 
     def _new_game(self) -> None:
         self.time_control.reset_clocks()
@@ -234,15 +257,20 @@ class GameEngine:
     def fixed_handicap(self, stones: int) -> list[int]:
         """Place a fixed handicap; returns the points. Raises ValueError
         ("board not empty", "invalid number of stones ...")."""
-        return self.state.set_fixed_handicap(stones)
+        points = self.state.set_fixed_handicap(stones)
+        self._apply_komi()
+        return points
 
     def place_free_handicap(self, stones: int) -> list[int]:
         """Let imago choose and place ``stones`` handicap stones."""
-        return self.state.place_free_handicap(stones)
+        points = self.state.place_free_handicap(stones)
+        self._apply_komi()
+        return points
 
     def set_free_handicap(self, points: list[int]) -> None:
         """Place handicap stones where the opponent chose."""
         self.state.set_free_handicap(points)
+        self._apply_komi()
 
     # ------------------------------------------------------------ scoring
     def ownership(self) -> list[float]:
@@ -345,6 +373,8 @@ class GameEngine:
             node.remove_child(child)
         state.goto(node)
         self.state = state
+        self.komi = state.komi
+        self._apply_komi()
         self._new_game()
 
     def sgf_text(self) -> str:

@@ -103,9 +103,10 @@ def _clear_cache(engine: GameEngine) -> str:
 
 @command("kata-get-rules")
 def _kata_get_rules(engine: GameEngine) -> str:
-    """The rules imago plays, as KataGo's rules object, with the komi."""
-    return json.dumps({**IMAGO_RULES, "komi": engine.state.komi}, sort_keys=True,
-                      separators=(",", ":"))
+    """The rules imago plays, as KataGo's rules object, with the komi set
+    and the white handicap bonus of the rules set last (``0`` by default)."""
+    return json.dumps({**IMAGO_RULES, "whiteHandicapBonus": engine.handicap_bonus,
+                       "komi": engine.komi}, sort_keys=True, separators=(",", ":"))
 
 
 @command("kata-set-rules", rest=word)
@@ -113,8 +114,9 @@ def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
     """KataGo's rules by name (``chinese``, ``japanese``, ``tromp-taylor``,
     ...) or as a JSON object. imago plays its own rules whatever is set (it
     has one board and one count), so other rules are accepted with a
-    warning on the log that says what differs; a ``komi`` in the object
-    sets the komi, as ``komi`` does."""
+    warning on the log that says what differs; their white handicap bonus
+    is honoured (as komi: see :meth:`GameEngine.set_handicap_bonus`), and
+    a ``komi`` in the object sets the komi, as ``komi`` does."""
     text = " ".join(words)
     if not text:
         raise GtpError("syntax error")
@@ -125,7 +127,7 @@ def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
         raise GtpError(f"unknown rules: {error}") from None
     if isinstance(value, dict) and "komi" in value:
         engine.set_komi(rules.komi)
-    _play_as_imago(rules, text)
+    _play_as_imago(engine, rules, text)
     return ""
 
 
@@ -135,12 +137,13 @@ def _kgs_rules(engine: GameEngine, name: str) -> str:
     accepted as ``kata-set-rules`` accepts them."""
     if name not in KGS_RULES:
         raise GtpError(f"unknown rules: use one of {', '.join(KGS_RULES)}")
-    _play_as_imago(parse_rules(name), name)
+    _play_as_imago(engine, parse_rules(name), name)
     return ""
 
 
-def _play_as_imago(rules, asked: str) -> None:
-    warning = differences_warning(rules, "plays this game so", bonus=False)
+def _play_as_imago(engine: GameEngine, rules, asked: str) -> None:
+    engine.set_handicap_bonus(rules.handicap_bonus)
+    warning = differences_warning(rules, "plays this game so")
     if warning:
         log.warning("rules %s: %s", asked[:80], warning)
 
