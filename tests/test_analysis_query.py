@@ -353,7 +353,8 @@ def test_komi():
 
 @pytest.mark.parametrize("rules, bonus_rule, bonus", [
     ("chinese-ogs", None, 3), ("aga", None, 2), ("tromp-taylor", None, 0),
-    ("chinese-ogs", "0", 0), ("tromp-taylor", "N-1", 2), ("tromp-taylor", "n", 3)])
+    ("chinese-ogs", "0", 0), ("tromp-taylor", "N-1", 2), ("tromp-taylor", "n", 3),
+    ("japanese", None, 2), ("japanese", "0", 0)])  # territory by area: the stones, less one
 def test_handicap_bonus_is_extra_komi(rules, bonus_rule, bonus):
     stones = [["B", "C3"], ["B", "G7"], ["B", "G3"]]
     query = parse(base(rules=rules, komi=0.5, initialStones=stones,

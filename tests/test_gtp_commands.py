@@ -430,6 +430,9 @@ def test_rules_with_a_white_handicap_bonus_add_it_to_the_komi_of_handicap_games(
     ok(engine, 'kata-set-rules {"ko": "POSITIONAL", "suicide": false}')  # no bonus
     assert engine.state.komi == 0.5
     assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "0"
+    ok(engine, "kgs-rules japanese")  # territory by area: the three stones, less one
+    assert engine.state.komi == 2.5
+    assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "N-1"
 
 
 def test_kgs_rules_takes_kgs_names(engine, caplog):

@@ -482,7 +482,7 @@ class _QueryReader:
                 komi = rulesets.check_komi(request["komi"])
             except ValueError as exc:
                 raise _Refusal("komi", str(exc)) from None
-        bonus_rule = kata_rules.handicap_bonus
+        bonus_rule = rulesets.area_handicap_bonus(kata_rules)
         if "whiteHandicapBonus" in request:
             try:
                 bonus_rule = rulesets.parse_handicap_bonus(request["whiteHandicapBonus"])

@@ -156,6 +156,17 @@ def handicap_bonus_points(rule: str, handicap_stones: int) -> int:
     return 0
 
 
+def area_handicap_bonus(rules: KataRules) -> str:
+    """The white handicap bonus with which imago's area count of a game
+    comes out as ``rules`` count it: their own under area scoring; under
+    territory scoring ``"N-1"``, because an area count credits Black with
+    the handicap stones it placed while White did not move (a territory
+    count does not), one less for the last move, which either side may
+    play, as in an even game, where the two counts differ by a point at
+    most."""
+    return rules.handicap_bonus if rules.scoring == AREA else "N-1"
+
+
 def differences(rules: KataRules) -> list[str]:
     """What imago cannot play exactly of ``rules`` (empty when nothing)."""
     found = []
