@@ -326,12 +326,12 @@ def test_imagos_own_rules_give_no_warning(rules):
     ("tromp-taylor", ["suicide"], 7.5),
     ("Tromp Taylor", ["suicide"], 7.5),
     ("chinese", ["simple ko"], 7.5),
-    ("japanese", ["territory scoring", "simple ko"], 6.5),
-    ("korean", ["territory scoring"], 6.5),
+    ("japanese", ["seki tax", "simple ko"], 6.5),
+    ("korean", ["seki tax"], 6.5),
     ("aga", ["situational ko"], 7.5),
     ("new-zealand", ["situational ko", "suicide"], 7.5),
     ("stone-scoring", ["tax all"], 7.5),
-    ({"scoring": "TERRITORY", "suicide": False}, ["territory scoring"], 6.5),
+    ({"scoring": "TERRITORY", "suicide": False}, ["seki tax"], 6.5),
     ({"hasButton": True, "suicide": False}, ["button"], 7.0),
     ({}, ["suicide"], 7.5),
 ])
@@ -341,6 +341,10 @@ def test_other_rules_warn_and_set_default_komi(rules, words, komi):
     assert warning["field"] == "rules"
     assert all(word in warning["warning"] for word in words), warning
     assert outcome.query.komi == komi and outcome.query.rules.scoring == "area"
+    territory = isinstance(rules, dict) and rules.get("scoring") == "TERRITORY" \
+        or rules in ("japanese", "korean")
+    assert outcome.query.scoring == outcome.query.game.scoring == \
+        ("territory" if territory else "area")
 
 
 def test_komi():
@@ -353,8 +357,7 @@ def test_komi():
 
 @pytest.mark.parametrize("rules, bonus_rule, bonus", [
     ("chinese-ogs", None, 3), ("aga", None, 2), ("tromp-taylor", None, 0),
-    ("chinese-ogs", "0", 0), ("tromp-taylor", "N-1", 2), ("tromp-taylor", "n", 3),
-    ("japanese", None, 2), ("japanese", "0", 0)])  # territory by area: the stones, less one
+    ("chinese-ogs", "0", 0), ("tromp-taylor", "N-1", 2), ("tromp-taylor", "n", 3)])
 def test_handicap_bonus_is_extra_komi(rules, bonus_rule, bonus):
     stones = [["B", "C3"], ["B", "G7"], ["B", "G3"]]
     query = parse(base(rules=rules, komi=0.5, initialStones=stones,

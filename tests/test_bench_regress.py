@@ -273,6 +273,25 @@ def test_suites_plays_only_the_files_named(suite, monkeypatch, capsys):
     assert "--suites: no suite named" in capsys.readouterr().err
 
 
+def test_rules_are_set_on_each_fresh_engine(suite, monkeypatch, capsys):
+    engines = []
+
+    def make_engine():
+        engines.append(GameEngine(FirstEmpty(), 9))
+        return engines[-1]
+
+    (suite / "other.tst").write_text("loadsgf games/nine.sgf 3\n1 reg_genmove white\n#? [B9]\n")
+    regress.run_suites(suite, make_engine, 9, rules="japanese")
+    assert len(engines) == 3 and all(e.scoring == "territory" for e in engines)  # a suite each
+    assert all(e.state.scoring == "territory" for e in engines)  # loadsgf kept them
+    monkeypatch.setattr("imago.engine.algorithm.create_algorithm",
+                        lambda name, **options: FirstEmpty())
+    assert regress.main([f"--dir={suite}", "--suites=other", "--rules=japanese"]) == 0
+    assert "(imago, seed 1, rules japanese): 0 of 1" in capsys.readouterr().out
+    assert regress.main([f"--dir={suite}", "--rules=chess"]) == 2
+    assert "--rules chess: unknown rules" in capsys.readouterr().err
+
+
 def test_model_and_engine_together_are_refused(suite, capsys):
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras",
                          "--engine=/usr/games/gnugo --mode gtp"]) == 2

@@ -383,7 +383,7 @@ def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(en
     assert caplog.text == ""
     assert engine.state.komi == 7.5  # rules alone leave the komi
     ok(engine, "kata-set-rules Japanese")
-    assert "not with territory scoring, simple ko" in caplog.text
+    assert "not with simple ko, a seki tax" in caplog.text
     caplog.clear()
     ok(engine, "kata-set-rules chinese")
     assert "handicap bonus" not in caplog.text  # honoured: see the test below
@@ -430,9 +430,32 @@ def test_rules_with_a_white_handicap_bonus_add_it_to_the_komi_of_handicap_games(
     ok(engine, 'kata-set-rules {"ko": "POSITIONAL", "suicide": false}')  # no bonus
     assert engine.state.komi == 0.5
     assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "0"
-    ok(engine, "kgs-rules japanese")  # territory by area: the three stones, less one
-    assert engine.state.komi == 2.5
-    assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "N-1"
+
+
+def test_territory_rules_count_the_stones_each_side_put_on_the_board(engine):
+    """Japanese and Korean rules: territory and prisoners, which is the area
+    count less the stones each side has put on the board (handicap stones
+    included). A stone inside one's own territory then costs a point."""
+    import json
+
+    ok(engine, "boardsize 5")
+    ok(engine, "komi 0.5")
+    for move in ("b b1", "w d1", "b b2", "w d2", "b b3", "w d3", "b b4", "w d4", "b b5",
+                 "w d5"):
+        ok(engine, f"play {move}")
+    assert ok(engine, "final_score") == "W+0.5"  # by area: 10 points each
+    ok(engine, "kgs-rules japanese")
+    assert engine.state.scoring == "territory" and engine.state.komi == 0.5
+    assert json.loads(ok(engine, "kata-get-rules"))["scoring"] == "TERRITORY"
+    assert ok(engine, "final_score") == "W+0.5"  # 5 points each
+    ok(engine, "play b a1")  # fills its own territory: a point by territory, none by area
+    assert ok(engine, "final_score") == "W+1.5"
+    ok(engine, "kata-set-rules chinese")
+    assert ok(engine, "final_score") == "W+0.5"
+    ok(engine, "kata-set-rules japanese")
+    ok(engine, "boardsize 9")  # the rules stay for the next game
+    ok(engine, "fixed_handicap 2")  # handicap stones are stones put on the board
+    assert engine.state.scoring == "territory" and engine.state.scoring_komi == 2.5
 
 
 def test_kgs_rules_takes_kgs_names(engine, caplog):

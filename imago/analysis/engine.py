@@ -102,7 +102,7 @@ class AnalysisEngine:
         self.write = write or _print_json
         self.networks = SizedEvaluators(model, seed, self.search_batch, symmetries)
         self._pools: dict[Any, SearchPool] = {}
-        self._caches: dict[float, dict] = {}
+        self._caches: dict[tuple[float, str], dict] = {}
         self._waiting: list = []          # heap of (-priority, order, task)
         self._order = itertools.count()
         self._running: list[_Task] = []
@@ -310,7 +310,7 @@ class AnalysisEngine:
                                 batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
                                 else self.search_batch,
                                 seed=self.seed, keep_ownership=True)
-            search.cache = self._caches.setdefault(query.komi, {})
+            search.cache = self._caches.setdefault((query.komi, query.scoring), {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
                          root_temperature=query.root_policy_temperature or 1.0)
@@ -425,7 +425,7 @@ class AnalysisEngine:
             elif answer is not None and answer[3] is not None:
                 analysis.ownership = [float(v) for v in answer[3]]
             else:
-                judged = count(board, query.rules, turn.to_move)
+                judged = count(board, job.state.rules, turn.to_move)
                 sign = 1.0 if turn.to_move == BLACK else -1.0
                 analysis.ownership = [sign * judged.ownership[p] for p in board.on_board()]
         if query.include_policy and answer is not None:
@@ -467,7 +467,7 @@ class AnalysisEngine:
     def _finished_game(self, task: _Task, during: bool) -> TurnAnalysis:
         """A position after two passes: the count is the answer."""
         query, turn = task.query, task.turn
-        judged = count(task.job.search.root_board, query.rules, turn.to_move)
+        judged = count(task.job.search.root_board, task.job.state.rules, turn.to_move)
         lead = judged.score if turn.to_move == BLACK else -judged.score
         winrate = 1.0 if lead > 0 else 0.0 if lead < 0 else 0.5
         return TurnAnalysis(query, turn, [], winrate, lead, 0, during)
@@ -488,6 +488,7 @@ def _cursor(query: Query, turn: Turn) -> GameState:
     """A game cursor standing on the turn's node (the query's tree shared,
     so the search sees the game's history and superko)."""
     state = GameState(query.size, query.komi)
+    state.scoring = query.scoring
     node = turn.node
     while node.parent is not None:
         node = node.parent

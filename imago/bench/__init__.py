@@ -61,6 +61,8 @@ OPTIONS = {
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
     "suites": (("regress",), "NAMES", "only these suite files of --dir, comma-separated "
                "without .tst (e.g. seki,endgame; default: every one)"),
+    "rules": (("regress",), "NAME", "rules set on each engine with kata-set-rules (KataGo's "
+              "names, e.g. japanese, as GNU Go's suites are written; default: imago's own)"),
     "compare": (("regress",), "LOG", "an earlier run's standard output: end with the tests "
                 "whose verdict changed since"),
     "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "

@@ -24,7 +24,10 @@ given imago's position with KataGo's ``set_position``; one without
 ``reg_genmove`` is asked ``genmove`` and then ``undo``.
 
 ``--suites seki,endgame`` plays only those files of the folder (a file
-counts the same alone, above). ``--quick`` plays the first 20 tests only.
+counts the same alone, above). ``--rules japanese`` sets those rules
+(KataGo's names, through ``kata-set-rules``) on each fresh engine: GNU Go's
+suites are written for Japanese rules (``RU[Japanese]``). ``--quick`` plays
+the first 20 tests only.
 Each answer is logged as it comes (``file:number answer expected ok``), so
 a long run shows its progress.
 ``--compare FILE`` reads such a log of an earlier run (its standard output)
@@ -45,6 +48,7 @@ from imago.bench import option
 from imago.engine.engine import GameEngine
 from imago.game.constants import BLACK
 from imago.game.coords import format_vertex
+from imago.game.rulesets import parse_rules
 
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
 """Numbered commands asking for a move without playing it."""
@@ -188,7 +192,7 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                limit: Optional[int] = None,
                report: Callable[[Outcome], None] = lambda outcome: None,
                external: Optional[Ask] = None,
-               names: Optional[Sequence[str]] = None) -> Tally:
+               names: Optional[Sequence[str]] = None, rules: Optional[str] = None) -> Tally:
     """Play the move tests of every ``*.tst`` in ``folder`` (sorted; only
     those named in ``names``, file names without ``.tst``, when given) whose
     position is ``size`` x ``size``; at most ``limit`` of them. The engine
@@ -199,7 +203,9 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     ``loadsgf`` or ``boardsize`` both accept. Each suite gets a fresh engine
     from ``make_engine``: its random state and caches then start the same
     whatever suites ran before, so a suite counts the same alone as in the
-    folder."""
+    folder. ``rules`` (KataGo's name, e.g. ``japanese``, as GNU Go's suites
+    are written for) is set on each fresh engine with ``kata-set-rules``;
+    an engine that refuses the command (GNU Go) plays its own."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -220,6 +226,12 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
         session = Session(make_engine())
         for ask in engines:
             ask("clear_board", [])
+            if rules is not None:
+                try:
+                    ask("kata-set-rules", [rules])
+                except Refused as error:
+                    print(f"{path.name}: kata-set-rules {rules} refused: {error}",
+                          file=sys.stderr)
         for step in read_suite(path):
             if limit is not None and len(tally.outcomes) >= limit:
                 return tally
@@ -371,6 +383,13 @@ def main(argv: list[str]) -> int:
     if problem:
         print(f"regress: --suites: {problem}", file=sys.stderr)
         return 2
+    rules = option(argv, "rules", None)
+    if rules is not None:
+        try:
+            parse_rules(rules)
+        except ValueError as error:
+            print(f"regress: --rules {rules}: {error}", file=sys.stderr)
+            return 2
 
     compare, earlier = option(argv, "compare", None), None
     if compare is not None:
@@ -405,7 +424,7 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     try:
         tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None,
-                           report, external, names)
+                           report, external, names, rules)
     except RuntimeError as error:  # the engine died or hung
         print(f"regress: {error}", file=sys.stderr)
         return 1
@@ -414,6 +433,8 @@ def main(argv: list[str]) -> int:
     played = len(tally.outcomes)
     seconds = time.perf_counter() - started
     who = command if command else f"imago, {Path(model).name + ', ' if model else ''}seed {seed}"
+    if rules is not None:
+        who += f", rules {rules}"
     print(f"regress {size}x{size} ({who}): {tally.passed} of {played} move tests as "
           f"expected ({seconds:.0f} s, {seconds / max(played, 1):.2f} s a test)")
     print("  " + ", ".join(f"{name[:-4]} {passed}/{count}"

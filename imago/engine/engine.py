@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
 from imago.game.rulesets import handicap_bonus_points
+from imago.game.state import AREA, TERRITORY
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
 from .timecontrol import MIN_SECONDS, TimeControl
@@ -63,6 +64,9 @@ class GameEngine:
         algorithm: the :class:`DecisionAlgorithm` that chooses moves.
         time_control: the :class:`TimeControl` (clock and per-move budget).
         quit_requested: set by GTP ``quit``; the I/O loop stops after it.
+        komi, scoring, handicap_bonus: the komi set, and the scoring and
+            white handicap bonus of the rules set (:meth:`set_scoring`);
+            ``state.komi`` is the komi plus the bonus of the game's handicap.
     """
 
     def __init__(self, algorithm: DecisionAlgorithm, size: int = 19, komi: float = 7.5,
@@ -71,6 +75,7 @@ class GameEngine:
         self.state = GameState(size, komi)
         self.komi = komi
         self.handicap_bonus = "0"
+        self.scoring = AREA
         self.time_control = time_control if time_control is not None else TimeControl()
         self.quit_requested = False
         self._playout_search: Optional[PUCTSearch] = None
@@ -137,14 +142,18 @@ class GameEngine:
         self.komi = komi
         self._apply_komi()
 
-    def set_handicap_bonus(self, rule: str) -> None:
-        """Give White points for Black's handicap stones, as the rules set
-        by ``kata-set-rules`` or ``kgs-rules`` do: ``"N"`` (Chinese: a
-        point a stone), ``"N-1"`` (AGA: a point a stone after the first) or
-        ``"0"``. Under area scoring such a bonus is komi, so the game's komi
-        (what the search, the network and the count read) is the komi set
-        plus the bonus of the handicap on the board."""
-        self.handicap_bonus = rule
+    def set_scoring(self, scoring: str, handicap_bonus: str = "0") -> None:
+        """Count the game as the rules set by ``kata-set-rules`` or
+        ``kgs-rules`` do: by :data:`AREA` or :data:`TERRITORY` (see
+        :attr:`GameState.scoring_komi`), with White's points for Black's
+        handicap stones, ``handicap_bonus``:
+        ``"N"`` (Chinese: a point a stone), ``"N-1"`` (AGA: a point a stone
+        after the first) or ``"0"``. Such a bonus is komi, so the game's
+        komi (what the search, the network and the count read) is the komi
+        set plus the bonus of the handicap on the board."""
+        if scoring not in (AREA, TERRITORY):
+            raise ValueError(f"unknown scoring {scoring!r}")
+        self.scoring, self.handicap_bonus = scoring, handicap_bonus
         self._apply_komi()
 
     def bonus_points(self) -> int:
@@ -153,6 +162,7 @@ class GameEngine:
 
     def _apply_komi(self) -> None:
         self.state.komi = self.komi + self.bonus_points()
+        self.state.scoring = self.scoring
 
     def _new_game(self) -> None:
         self.time_control.reset_clocks()

@@ -5,12 +5,13 @@ plays.
 Rules are a shorthand (``"tromp-taylor"``, ``"chinese"``, ``"japanese"``,
 ...) or an object of rule options (``ko``, ``scoring``, ``tax``,
 ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``,
-``komi``). imago's board plays one rule set: area scoring, positional
-superko, no suicide, no button. Rules that differ are played and analysed
-as those anyway, with a warning that says what differs
-(:func:`differences_warning`); the analysis engine honours the komi and the
-white handicap bonus exactly, the bonus as extra komi (under area scoring
-they are the same). This module imports nothing of imago.
+``komi``). imago's board plays one rule set: positional superko, no
+suicide, no button. Rules that differ are played and analysed as those
+anyway, with a warning that says what differs (:func:`differences_warning`).
+The komi, the scoring (territory as an area count less the stones each side
+put on the board) and the white handicap bonus (as extra komi: under area
+scoring they are the same) are honoured, by GTP and the analysis engine.
+This module imports nothing of imago.
 """
 
 from __future__ import annotations
@@ -156,44 +157,33 @@ def handicap_bonus_points(rule: str, handicap_stones: int) -> int:
     return 0
 
 
-def area_handicap_bonus(rules: KataRules) -> str:
-    """The white handicap bonus with which imago's area count of a game
-    comes out as ``rules`` count it: their own under area scoring; under
-    territory scoring ``"N-1"``, because an area count credits Black with
-    the handicap stones it placed while White did not move (a territory
-    count does not), one less for the last move, which either side may
-    play, as in an even game, where the two counts differ by a point at
-    most."""
-    return rules.handicap_bonus if rules.scoring == AREA else "N-1"
-
-
 def differences(rules: KataRules) -> list[str]:
-    """What imago cannot play exactly of ``rules`` (empty when nothing)."""
+    """What imago cannot play exactly of ``rules`` (empty when nothing).
+    Territory scoring it counts (as an area count less the stones each
+    side put on the board), but a seki's eyes it counts for their owner,
+    where Japanese rules count them for nobody (``tax`` SEKI)."""
     found = []
-    if rules.scoring != AREA:
-        found.append(f"{rules.scoring.lower()} scoring")
     if rules.ko != "POSITIONAL":
         found.append(f"{rules.ko.lower()} ko")
     if rules.suicide:
         found.append("suicide allowed")
-    if rules.tax != "NONE" and not (rules.scoring == TERRITORY and rules.tax == "SEKI"):
-        found.append(f"tax {rules.tax.lower()}")
+    if rules.tax != "NONE":
+        found.append("a seki tax (the eyes of a seki counted for nobody)" if rules.tax == "SEKI"
+                     else f"tax {rules.tax.lower()}")
     if rules.button:
         found.append("a button")
     return found
 
 
-def differences_warning(rules: KataRules, doing: str = "analyses this position so",
-                        bonus: bool = True) -> Optional[str]:
+def differences_warning(rules: KataRules, doing: str = "analyses this position so"
+                        ) -> Optional[str]:
     """The warning for rules imago plays as its own (``doing`` says what
-    it does so), or None. ``bonus``: whether the caller honours the white
-    handicap bonus (as extra komi); else a bonus is one more difference."""
+    it does so), or None. Komi, white handicap bonus (as extra komi) and
+    the scoring are honoured."""
     found = differences(rules)
-    if not bonus and rules.handicap_bonus != "0":
-        found.append(f"a white handicap bonus of {rules.handicap_bonus}")
     if not found:
         return None
-    return (f"imago plays area scoring with positional superko and no suicide, and {doing}, "
+    return (f"imago plays positional superko and no suicide, and {doing}, "
             "not with " + ", ".join(found))
 
 

@@ -9,12 +9,16 @@ import math
 from typing import Iterable, Optional
 
 from .board import GameBoard
-from .constants import WHITE
+from .constants import BLACK, WHITE
 from .coords import MAX_SIZE, from_index, to_index
 from .counting import Count, Rules, count
 from .handicap import fixed_handicap_points, free_handicap_points
 from .scoring import area_score, format_result
 from .tree import GameMove
+
+
+AREA, TERRITORY = "area", "territory"
+"""The scorings a game can be counted by (:attr:`GameState.scoring`)."""
 
 
 def settings_problem(size: int, komi: float) -> Optional[str]:
@@ -35,13 +39,16 @@ class GameState:
 
     ``play`` accepts any colour order (GTP may repeat a colour); ``undo``
     goes back to the parent and forgets the move; ``back``/``forward``/
-    ``goto`` navigate without forgetting.
+    ``goto`` navigate without forgetting. ``scoring`` is :data:`AREA`
+    (imago's rules) or :data:`TERRITORY` (Japanese and Korean rules, as
+    GTP's rules commands set them; see :attr:`scoring_komi`).
     """
 
     def __init__(self, size: int = 19, komi: float = 7.5):
         self.size = size
         self.komi = komi
         self.handicap = 0
+        self.scoring = AREA
         self.root = GameMove.new_root(size)
         self.current = self.root
 
@@ -171,15 +178,42 @@ class GameState:
         self._place_handicap(list(points))
 
     # ------------------------------------------------------------ scoring
+    def stone_difference(self) -> int:
+        """The stones Black has put on the board (moves, handicap and setup
+        stones) minus White's, from the root to the current node."""
+        difference = 0
+        for node in self.current.path_from_root():
+            if node.is_move:
+                if node.point is not None:
+                    difference += 1 if node.color == BLACK else -1
+            elif node.has_setup:
+                setup = node.setup
+                difference += len(setup.get(BLACK, ())) - len(setup.get(WHITE, ()))
+        return difference
+
+    @property
+    def scoring_komi(self) -> float:
+        """The komi with which an area count gives this game's result: the
+        komi, and under territory scoring (:attr:`scoring`) the stone
+        difference as well. Territory with prisoners (dead stones among
+        them) is the area count less the stones each side put on the
+        board, so one count serves both (a seki's eyes, which Japanese
+        rules do not count, are the one difference left)."""
+        if self.scoring == TERRITORY:
+            return self.komi + self.stone_difference()
+        return self.komi
+
     @property
     def rules(self) -> Rules:
-        """The rules of the game: its komi, area scoring, positional superko,
-        no suicide (what :func:`imago.game.count` counts by)."""
-        return Rules(self.komi)
+        """The rules of the game: its komi (:attr:`scoring_komi`), area
+        scoring, positional superko, no suicide (what
+        :func:`imago.game.count` counts by)."""
+        return Rules(self.scoring_komi)
 
     def score(self, dead: Iterable[int] = ()) -> float:
-        """Area score from Black's side, komi included, dead stones removed."""
-        return area_score(self.board, self.komi, dead)
+        """The score from Black's side, komi included, dead stones removed
+        (by area, or by territory where :attr:`scoring` says so)."""
+        return area_score(self.board, self.scoring_komi, dead)
 
     def result(self, dead: Iterable[int] = ()) -> str:
         """The result string: ``B+3.5``, ``W+0.5`` or ``0``."""
@@ -196,4 +230,4 @@ class GameState:
         return from_index(point, self.size)
 
 
-__all__ = ["GameState", "settings_problem"]
+__all__ = ["AREA", "TERRITORY", "GameState", "settings_problem"]

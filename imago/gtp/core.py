@@ -21,8 +21,7 @@ from imago.engine.engine import STATUSES, GameEngine
 from imago.game import IllegalMoveError, index_to_vertex
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
-from imago.game.rulesets import (IMAGO_RULES, KGS_RULES, area_handicap_bonus, differences_warning,
-                                 parse_rules)
+from imago.game.rulesets import IMAGO_RULES, KGS_RULES, differences_warning, parse_rules
 
 from .moves import engine_move
 from .table import (COMMANDS, GtpError, Session, color, command, handicap_vertex, integer,
@@ -105,19 +104,21 @@ def _clear_cache(engine: GameEngine) -> str:
 @command("kata-get-rules")
 def _kata_get_rules(engine: GameEngine) -> str:
     """The rules imago plays, as KataGo's rules object, with the komi set
-    and the white handicap bonus of the rules set last (``0`` by default)."""
-    return json.dumps({**IMAGO_RULES, "whiteHandicapBonus": engine.handicap_bonus,
-                       "komi": engine.komi}, sort_keys=True, separators=(",", ":"))
+    and the scoring and white handicap bonus of the rules set last (area
+    and ``0`` by default)."""
+    return json.dumps({**IMAGO_RULES, "scoring": engine.scoring.upper(),
+                       "whiteHandicapBonus": engine.handicap_bonus, "komi": engine.komi},
+                      sort_keys=True, separators=(",", ":"))
 
 
 @command("kata-set-rules", rest=word)
 def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
     """KataGo's rules by name (``chinese``, ``japanese``, ``tromp-taylor``,
-    ...) or as a JSON object. imago plays its own rules whatever is set (it
-    has one board and one count), so other rules are accepted with a
-    warning on the log that says what differs; their white handicap bonus
-    is honoured (as komi: see :meth:`GameEngine.set_handicap_bonus`), and
-    a ``komi`` in the object sets the komi, as ``komi`` does."""
+    ...) or as a JSON object. Their scoring and white handicap bonus are
+    honoured (:meth:`GameEngine.set_scoring`); imago's board plays its own
+    ko and suicide rules whatever is set, so other rules are accepted with
+    a warning on the log that says what differs. A ``komi`` in the object
+    sets the komi, as ``komi`` does."""
     text = " ".join(words)
     if not text:
         raise GtpError("syntax error")
@@ -143,7 +144,7 @@ def _kgs_rules(engine: GameEngine, name: str) -> str:
 
 
 def _play_as_imago(engine: GameEngine, rules, asked: str) -> None:
-    engine.set_handicap_bonus(area_handicap_bonus(rules))
+    engine.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
     warning = differences_warning(rules, "plays this game so")
     if warning:
         log.warning("rules %s: %s", asked[:80], warning)

@@ -15,8 +15,8 @@ from .tree import win_value
 
 class PlayoutEvaluator:
     """Uniform priors over moves and the value of random playouts
-    (eye-respecting) scored by area, the playouts' mean area margin as the
-    score. It lets PUCT run, and be tested, where no model is loaded. Takes search leaves or game-tree nodes (anything
+    (eye-respecting) scored by area (with a search leaf's komi, else
+    ``komi``), the playouts' mean area margin as the score. It lets PUCT run, and be tested, where no model is loaded. Takes search leaves or game-tree nodes (anything
     with ``board`` and ``to_move``; ``passes`` when known)."""
 
     history = 1  # looks at the position alone
@@ -34,12 +34,13 @@ class PlayoutEvaluator:
         for k, leaf in enumerate(leaves):
             total = margin = 0.0
             sign = 1.0 if leaf.to_move == 1 else -1.0
+            komi = getattr(leaf, "komi", self.komi)  # a search leaf's own (territory)
             for _ in range(self.playouts):
                 board = leaf.board.copy()
                 board.playout(leaf.to_move, self.rng, getattr(leaf, "passes", 0))
-                score = area_score(board, self.komi)
+                score = area_score(board, komi)
                 total += sign * win_value(score)
-                margin += sign * (score + self.komi)
+                margin += sign * (score + komi)
             values[k] = total / self.playouts
             margins[k] = margin / self.playouts
         return Evaluation(priors, values, margins)

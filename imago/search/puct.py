@@ -110,6 +110,10 @@ class PUCTSearch(RootSetup, SearchReports):
         self.cache: dict = {}
         self.cache_size = cache_size
         self.komi = 7.5
+        # under territory scoring each stone put on the board costs its side
+        # a point: a leaf's komi is the root's plus the line's stone difference
+        self.territory = False
+        self.root_komi = 7.5
         self.root: Optional[SearchNode] = None
         self.root_game_node: Optional[GameMove] = None
         self.root_board = None
@@ -234,13 +238,13 @@ class PUCTSearch(RootSetup, SearchReports):
         if len(self.cache) > self.cache_size:
             self.cache.clear()
         cache = self.cache if self.cache_size > 0 else None
-        komi = self.komi
         by_score = self.by_score and margins is not None
         for k, leaf in enumerate(leaves):
             node, value = leaf.node, float(values[k])
             node.priors = block[k].tobytes()
             score = None
             if margins is not None:
+                komi = leaf.komi
                 score = node.score = float(margins[k]) - (komi if leaf.to_move == 1 else -komi)
                 if by_score:
                     value = self._value_of_score(score)
@@ -305,6 +309,7 @@ class PUCTSearch(RootSetup, SearchReports):
         cells: deque = deque(maxlen=HISTORY - 1)
         hashes: deque = deque(maxlen=HISTORY - 1)
         path = []
+        komi, territory = self.root_komi, self.territory
         vl = self.virtual_loss
         root_color, center = self.root_color, self._score_sum / self._score_n
         forced_at = node if self._forced_action is not None else None
@@ -335,12 +340,14 @@ class PUCTSearch(RootSetup, SearchReports):
             else:
                 board.place(point, color)
                 passes = 0
+                if territory:
+                    komi += 1 if color == 1 else -1
             color = 3 - color
             node = node.children[edge]
         if node.terminal or node.exact is not None:
             score = node.exact
             if score is None:
-                score = self._terminal_score(board, color)
+                score = self._terminal_score(board, color, komi)
                 if not self._dead:  # counted as the stones stand: the rules' own result
                     node.exact = score
             self._backup(path, self._value_of_score(score), score)
@@ -357,7 +364,7 @@ class PUCTSearch(RootSetup, SearchReports):
             self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
-        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key, self.komi)
+        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key, komi)
 
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
@@ -394,6 +401,8 @@ class PUCTSearch(RootSetup, SearchReports):
         pass is struck out is not proven: the pass may come back."""
         pass_action = self.size * self.size
         whole_board = {1: pass_action - self.komi, 2: pass_action + self.komi}
+        if self.territory:  # stones put on the board move the bound: no shortcut
+            whole_board = {1: math.inf, 2: math.inf}
         for depth in range(len(path) - 1, -1, -1):
             node, edge = path[depth]
             best = -node.children[edge].exact
@@ -423,15 +432,16 @@ class PUCTSearch(RootSetup, SearchReports):
             return max(-1.0, min(1.0, score / (self.size * self.size)))
         return win_value(score)
 
-    def _terminal_score(self, board, to_move: int) -> float:
-        """Two passes: the area score decides, with the stones the root's
-        count judged dead removed while they stand (:meth:`assume_dead`);
-        the score for the player to move."""
+    def _terminal_score(self, board, to_move: int, komi: float) -> float:
+        """Two passes: the area score with the line's ``komi`` decides (see
+        :attr:`territory`), with the stones the root's count judged dead
+        removed while they stand (:meth:`assume_dead`); the score for the
+        player to move."""
         dead = self._dead
         if dead:
             cells = board.cells
             dead = [p for p, c in dead if cells[p] == c]
-        score = area_score(board, self.komi, dead)
+        score = area_score(board, komi, dead)
         return score if to_move == 1 else -score
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:

@@ -15,6 +15,7 @@ from typing import Optional
 import numpy as np
 
 from imago.game import GameMove, GameState
+from imago.game.state import TERRITORY
 from imago.game.seki import losing_self_atari
 
 from .leaf import HISTORY, Leaf, action_of, action_points, point_actions
@@ -45,6 +46,8 @@ class RootSetup:
         if state.komi != self.komi:
             self.cache.clear()
         self.komi = state.komi
+        self.territory = state.scoring == TERRITORY
+        self.root_komi = state.scoring_komi  # the komi the root's position is counted with
         current = state.current
         root = None
         for game_node, node, node_color in reversed(self.recent_roots):
@@ -177,7 +180,7 @@ class RootSetup:
     def root_request(self) -> Leaf:
         """The root position as an evaluator request (after :meth:`set_root`)."""
         return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
-                    self.root, [], 0, self.komi)
+                    self.root, [], 0, self.root_komi)
 
     def child_request(self, action: int) -> Leaf:
         """The position after the root player's ``action`` (legal) as an
@@ -189,7 +192,10 @@ class RootSetup:
         if getattr(self.evaluator, "history", HISTORY) > 1:
             recent = ([bytes(self.root_board.cells)] + self._root_recent)[:HISTORY - 1]
         passes = self.root_passes + 1 if point is None else 0
-        return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0, self.komi)
+        komi = self.root_komi
+        if self.territory and point is not None:
+            komi += 1 if self.root_color == 1 else -1
+        return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0, komi)
 
     def needs_root_answer(self) -> bool:
         """Whether the root set by :meth:`set_root` needs the evaluator's
