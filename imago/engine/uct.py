@@ -78,7 +78,7 @@ class UCTAlgorithm(DecisionAlgorithm):
         self.rng.shuffle(root.untried)
         deadline = None if seconds is None else time.perf_counter() + seconds
         limit = 3 * root_board.size * root_board.size
-        komi = state.komi
+        komi = state.scoring_komi  # territory: the stones put on the board so far
         simulations = 0
         while True:
             if deadline is None:
