@@ -52,7 +52,7 @@ class _Recorder:
 
     def __init__(self, first: int = BLACK):
         self.first = first
-        self.seen: list[tuple[float, int]] = []
+        self.seen: list[tuple[float, int, int]] = []
 
     def evaluate(self, leaves):
         for leaf in leaves:
@@ -62,7 +62,7 @@ class _Recorder:
                 if int(node.moves[edge]) != size * size:
                     stones += 1 if color == BLACK else -1
                 color = 3 - color
-            self.seen.append((leaf.komi, stones))
+            self.seen.append((leaf.komi, stones, leaf.to_move))
         n, actions = len(leaves), leaves[0].board.size ** 2 + 1
         return Evaluation(np.full((n, actions), 1.0 / actions), np.zeros(n), np.zeros(n))
 
@@ -76,9 +76,10 @@ def test_each_leaf_gets_the_komi_of_its_line(scoring):
     search = PUCTSearch(recorder, batch_size=4, seed=3)
     search.run(game, WHITE, visits=60, early_stop=False)
     assert len(recorder.seen) > 30
-    for komi, stones in recorder.seen:
-        assert komi == (6.5 + 1 + stones if scoring == "territory" else 6.5)
-    assert len({stones for _, stones in recorder.seen}) > 1
+    for komi, stones, to_move in recorder.seen:  # and half the stone still to come
+        to_come = 0.5 if to_move == BLACK else -0.5
+        assert komi == (6.5 + 1 + stones + to_come if scoring == "territory" else 6.5)
+    assert len({stones for _, stones, _ in recorder.seen}) > 1
 
 
 def test_under_territory_scoring_a_stone_in_ones_own_territory_costs_a_point():
@@ -99,5 +100,6 @@ def test_under_territory_scoring_a_stone_in_ones_own_territory_costs_a_point():
             scores[scoring, action] = root.children[edge].score
     a3 = action_of(vertex_to_index("A3", 5), 5)
     assert scores["area", a3] == pytest.approx(0.5)
-    assert scores["territory", a3] == pytest.approx(1.5)
-    assert scores["area", 25] == scores["territory", 25] == pytest.approx(0.5)
+    assert scores["territory", a3] == pytest.approx(1.0)  # 1.5, less half a stone to come
+    assert scores["area", 25] == pytest.approx(0.5)
+    assert scores["territory", 25] == pytest.approx(0.0)  # the pass: one point better

@@ -364,7 +364,8 @@ class PUCTSearch(RootSetup, SearchReports):
             self._backup(path, node.value, node.score)
             return None
         recent = [bytes(c) for c in reversed(cells)] + self._root_recent if want_cells else []
-        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key, komi)
+        return Leaf(board, color, passes, recent[:HISTORY - 1], node, path, key,
+                    komi + self.stones_to_come(color))
 
     def _undo_virtual_loss(self, path) -> None:
         vl = self.virtual_loss
@@ -431,6 +432,17 @@ class PUCTSearch(RootSetup, SearchReports):
         if self.by_score:
             return max(-1.0, min(1.0, score / (self.size * self.size)))
         return win_value(score)
+
+    def stones_to_come(self, to_move: int) -> float:
+        """Under territory scoring, the stone difference still to come in a
+        position with ``to_move`` to play, on average: the side to move
+        puts one stone more on the board than the other or as many (half a
+        point more komi with Black to move, half a point less with White);
+        without it, the leaves of one parity would count a point apart
+        from the others'. 0 by area."""
+        if not self.territory:
+            return 0.0
+        return 0.5 if to_move == 1 else -0.5
 
     def _terminal_score(self, board, to_move: int, komi: float) -> float:
         """Two passes: the area score with the line's ``komi`` decides (see

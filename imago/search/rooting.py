@@ -180,7 +180,7 @@ class RootSetup:
     def root_request(self) -> Leaf:
         """The root position as an evaluator request (after :meth:`set_root`)."""
         return Leaf(self.root_board, self.root_color, self.root_passes, self._root_recent,
-                    self.root, [], 0, self.root_komi)
+                    self.root, [], 0, self.root_komi + self.stones_to_come(self.root_color))
 
     def child_request(self, action: int) -> Leaf:
         """The position after the root player's ``action`` (legal) as an
@@ -192,7 +192,7 @@ class RootSetup:
         if getattr(self.evaluator, "history", HISTORY) > 1:
             recent = ([bytes(self.root_board.cells)] + self._root_recent)[:HISTORY - 1]
         passes = self.root_passes + 1 if point is None else 0
-        komi = self.root_komi
+        komi = self.root_komi + self.stones_to_come(3 - self.root_color)
         if self.territory and point is not None:
             komi += 1 if self.root_color == 1 else -1
         return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0, komi)
