@@ -224,6 +224,16 @@ def test_cli_options_and_eof():
     assert proc.stderr == ""  # WARNING hides the INFO start-up line
 
 
+def test_cli_rules_set_the_scoring_until_the_controller_sends_its_own():
+    proc = run_cli("kata-get-rules\nkgs-rules chinese\nkata-get-rules\n", "--rules", "japanese")
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.split("\n\n")[0::2]
+    assert '"scoring":"TERRITORY"' in first and '"scoring":"AREA"' in second
+    assert "--rules: imago plays positional superko" in proc.stderr  # Japanese ko, seki tax
+    proc = run_cli("", "--rules", "chess")
+    assert proc.returncode == 2 and "argument --rules: unknown rules" in proc.stderr
+
+
 def test_cli_verbose_logs_commands_to_stderr_only():
     proc = run_cli("name\n", "-v")
     assert proc.stdout == "= imago\n\n"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
-from imago.game.rulesets import handicap_bonus_points
+from imago.game.rulesets import KataRules, differences_warning, handicap_bonus_points
 from imago.game.state import AREA, TERRITORY
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
@@ -155,6 +155,14 @@ class GameEngine:
             raise ValueError(f"unknown scoring {scoring!r}")
         self.scoring, self.handicap_bonus = scoring, handicap_bonus
         self._apply_komi()
+
+    def use_rules(self, rules: KataRules) -> Optional[str]:
+        """Play under KataGo's ``rules`` (GTP's rules commands, ``imagocli
+        --rules``): their scoring and white handicap bonus
+        (:meth:`set_scoring`; the komi stays); returns the warning of what
+        imago plays otherwise (its board's ko and suicide rules), or None."""
+        self.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
+        return differences_warning(rules, "plays this game so")
 
     def bonus_points(self) -> int:
         """The points the handicap bonus gives White in this game."""

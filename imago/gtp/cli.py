@@ -23,6 +23,7 @@ from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algori
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
+from imago.game.rulesets import KataRules, parse_rules
 
 from .io import ImagoIO
 
@@ -47,6 +48,13 @@ def _size(text: str) -> int:
     if not 2 <= value <= MAX_SIZE:
         raise argparse.ArgumentTypeError(f"must be 2..{MAX_SIZE}")
     return value
+
+
+def _rules(text: str) -> KataRules:
+    try:
+        return parse_rules(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def parse_option(text: str) -> tuple[str, object]:
@@ -119,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
+    parser.add_argument("--rules", type=_rules, default=None, metavar="NAME",
+                        help="the rules until the controller sends kata-set-rules or kgs-rules: "
+                             "KataGo's names, e.g. japanese (territory scoring), chinese (a "
+                             "point for White a handicap stone), aga; default: area scoring, "
+                             "no handicap bonus (tromp-taylor's count)")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -149,6 +162,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log.error("--size %d: %s", size, error)
         return 2
     engine = GameEngine(algorithm, size, args.komi, TimeControl(args.time))
+    if args.rules is not None:
+        warning = engine.use_rules(args.rules)
+        if warning:
+            log.warning("--rules: %s", warning)
     engine.start_preparing()
     log.info("imago %s ready: algorithm %s, %dx%d, komi %g, %s", imago.__version__,
              algorithm.name, size, size, args.komi, engine.time_control.describe())

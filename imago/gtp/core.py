@@ -21,7 +21,7 @@ from imago.engine.engine import STATUSES, GameEngine
 from imago.game import IllegalMoveError, index_to_vertex
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
-from imago.game.rulesets import IMAGO_RULES, KGS_RULES, differences_warning, parse_rules
+from imago.game.rulesets import IMAGO_RULES, KGS_RULES, parse_rules
 
 from .moves import engine_move
 from .table import (COMMANDS, GtpError, Session, color, command, handicap_vertex, integer,
@@ -144,8 +144,7 @@ def _kgs_rules(engine: GameEngine, name: str) -> str:
 
 
 def _play_as_imago(engine: GameEngine, rules, asked: str) -> None:
-    engine.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
-    warning = differences_warning(rules, "plays this game so")
+    warning = engine.use_rules(rules)
     if warning:
         log.warning("rules %s: %s", asked[:80], warning)
 
