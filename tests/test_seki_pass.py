@@ -224,6 +224,21 @@ def test_a_seki_with_an_eye_each_counts_its_eyes_and_leaves_the_shared_point(to_
     assert not judged.dead and judged.result == "B+30.5"
 
 
+def test_territory_scoring_counts_a_sekis_eyes_for_nobody():
+    """Japanese rules' seki tax: the eyes A9 and E9 are nobody's; the
+    shared C9 stays so; every other point counts as by area, less the
+    stones (setup stones count as put on the board)."""
+    area = count(game_from(ONE_EYE_EACH).board, game_from(ONE_EYE_EACH).rules, BLACK)
+    game = game_from(ONE_EYE_EACH)
+    game.scoring = "territory"
+    judged = game.count()
+    owners = {v: judged.owners[vertex_to_index(v, 9)] for v in ("A9", "C9", "E9")}
+    assert owners == {"A9": EMPTY, "C9": EMPTY, "E9": EMPTY}
+    assert (judged.black, judged.white) == (area.black - 1, area.white - 1)
+    assert judged.komi == 7.5 + game.stone_difference()
+    assert judged.score == pytest.approx(area.score - game.stone_difference())
+
+
 SEKI_WITH_A_CAPTURE_INSIDE = diagram("""
     . . . . . . . . .
     . . . . . . . . .

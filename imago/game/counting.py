@@ -73,6 +73,10 @@ class Rules:
     scoring: str = "area"
     superko: str = "positional"
     suicide: bool = False
+    seki_tax: bool = False
+    """Whether the eyes of a seki count for nobody, as Japanese rules have
+    it (territory scoring is counted as area with a komi that holds the
+    stone difference: :attr:`imago.game.GameState.scoring_komi`)."""
 
     def __post_init__(self) -> None:
         if self.scoring not in SCORINGS:
@@ -261,6 +265,8 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         dead, uncapturable = sorted(set(dead)), set()
     seki = seki_stones(board, dead)
     owners = final_owners(board, estimate, dead, _liberties(board, uncapturable.union(seki)))
+    if rules.seki_tax and seki:
+        _tax_seki_eyes(board, owners, set(seki))
     black, white = owners.count(BLACK), owners.count(WHITE)
     seki_set = set(seki)
     cells = board.cells
@@ -272,6 +278,33 @@ def count(board: GameBoard, rules: Rules, to_move: int,
                  dead_white=len(dead) - dead_black, seki=tuple(seki), owners=tuple(owners),
                  ownership=tuple(estimate), settled=settled,
                  neutral=board.size * board.size - black - white)
+
+
+def _tax_seki_eyes(board: GameBoard, owners: list[int], seki: set[int]) -> None:
+    """Make nobody's (in ``owners``) each region a colour owns, its empty
+    points and dead stones, whose every bordering stone of that colour
+    stands in ``seki``: the eyes of a seki, which Japanese rules do not
+    count."""
+    cells, stride = board.cells, board.stride
+    seen: set[int] = set()
+    for p in board.on_board():
+        owner = owners[p]
+        if owner == EMPTY or cells[p] == owner or p in seen:
+            continue
+        region, stack, taxed = [], [p], True
+        seen.add(p)
+        while stack:
+            q = stack.pop()
+            region.append(q)
+            for m in (q - 1, q + 1, q - stride, q + stride):
+                if cells[m] == owner:
+                    taxed = taxed and m in seki
+                elif owners[m] == owner and m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        if taxed:
+            for q in region:
+                owners[q] = EMPTY
 
 
 def _liberties(board: GameBoard, stones: Iterable[int]) -> set[int]:

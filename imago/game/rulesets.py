@@ -9,7 +9,7 @@ Rules are a shorthand (``"tromp-taylor"``, ``"chinese"``, ``"japanese"``,
 suicide, no button. Rules that differ are played and analysed as those
 anyway, with a warning that says what differs (:func:`differences_warning`).
 The komi, the scoring (territory as an area count less the stones each side
-put on the board) and the white handicap bonus (as extra komi: under area
+put on the board, with a seki tax) and the white handicap bonus (as extra komi: under area
 scoring they are the same) are honoured, by GTP and the analysis engine.
 This module imports nothing of imago.
 """
@@ -159,17 +159,18 @@ def handicap_bonus_points(rule: str, handicap_stones: int) -> int:
 
 def differences(rules: KataRules) -> list[str]:
     """What imago cannot play exactly of ``rules`` (empty when nothing).
-    Territory scoring it counts (as an area count less the stones each
-    side put on the board), but a seki's eyes it counts for their owner,
-    where Japanese rules count them for nobody (``tax`` SEKI)."""
+    Both scorings it counts, territory as an area count less the stones
+    each side put on the board and with a seki tax (the eyes of a seki
+    count for nobody, ``tax`` SEKI), area without one."""
     found = []
     if rules.ko != "POSITIONAL":
         found.append(f"{rules.ko.lower()} ko")
     if rules.suicide:
         found.append("suicide allowed")
-    if rules.tax != "NONE":
-        found.append("a seki tax (the eyes of a seki counted for nobody)" if rules.tax == "SEKI"
-                     else f"tax {rules.tax.lower()}")
+    seki_tax = "SEKI" if rules.scoring == TERRITORY else "NONE"
+    if rules.tax != seki_tax:
+        found.append(f"tax {rules.tax.lower()} ({rules.scoring.lower()} scoring here has "
+                     f"tax {seki_tax.lower()})")
     if rules.button:
         found.append("a button")
     return found

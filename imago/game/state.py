@@ -197,8 +197,7 @@ class GameState:
         komi, and under territory scoring (:attr:`scoring`) the stone
         difference as well. Territory with prisoners (dead stones among
         them) is the area count less the stones each side put on the
-        board, so one count serves both (a seki's eyes, which Japanese
-        rules do not count, are the one difference left)."""
+        board, so one count serves both (with a seki tax: :attr:`rules`)."""
         if self.scoring == TERRITORY:
             return self.komi + self.stone_difference()
         return self.komi
@@ -206,9 +205,9 @@ class GameState:
     @property
     def rules(self) -> Rules:
         """The rules of the game: its komi (:attr:`scoring_komi`), area
-        scoring, positional superko, no suicide (what
-        :func:`imago.game.count` counts by)."""
-        return Rules(self.scoring_komi)
+        scoring (territory by that komi, with a seki tax), positional
+        superko, no suicide (what :func:`imago.game.count` counts by)."""
+        return Rules(self.scoring_komi, seki_tax=self.scoring == TERRITORY)
 
     def score(self, dead: Iterable[int] = ()) -> float:
         """The score from Black's side, komi included, dead stones removed
