@@ -282,27 +282,30 @@ def count(board: GameBoard, rules: Rules, to_move: int,
 
 def _tax_seki_eyes(board: GameBoard, owners: list[int], seki: set[int]) -> None:
     """Make nobody's (in ``owners``) each region a colour owns, its empty
-    points and dead stones, whose every bordering stone of that colour
-    stands in ``seki``: the eyes of a seki, which Japanese rules do not
-    count."""
+    points and dead stones, whose bordering stones of that colour all stand
+    in ``seki`` (one at least): the eyes of a seki, which Japanese rules do
+    not count."""
     cells, stride = board.cells, board.stride
     seen: set[int] = set()
     for p in board.on_board():
         owner = owners[p]
         if owner == EMPTY or cells[p] == owner or p in seen:
             continue
-        region, stack, taxed = [], [p], True
+        region, stack, in_seki, elsewhere = [], [p], False, False
         seen.add(p)
         while stack:
             q = stack.pop()
             region.append(q)
             for m in (q - 1, q + 1, q - stride, q + stride):
                 if cells[m] == owner:
-                    taxed = taxed and m in seki
+                    if m in seki:
+                        in_seki = True
+                    else:
+                        elsewhere = True
                 elif owners[m] == owner and m not in seen:
                     seen.add(m)
                     stack.append(m)
-        if taxed:
+        if in_seki and not elsewhere:
             for q in region:
                 owners[q] = EMPTY
 

@@ -9,9 +9,9 @@ Rules are a shorthand (``"tromp-taylor"``, ``"chinese"``, ``"japanese"``,
 suicide, no button. Rules that differ are played and analysed as those
 anyway, with a warning that says what differs (:func:`differences_warning`).
 The komi, the scoring (territory as an area count less the stones each side
-put on the board, with a seki tax) and the white handicap bonus (as extra komi: under area
-scoring they are the same) are honoured, by GTP and the analysis engine.
-This module imports nothing of imago.
+put on the board, with a seki tax) and the white handicap bonus (as extra
+komi: under area scoring they are the same) are honoured, by GTP and the
+analysis engine. This module imports nothing of imago.
 """
 
 from __future__ import annotations

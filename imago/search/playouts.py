@@ -16,8 +16,10 @@ from .tree import win_value
 class PlayoutEvaluator:
     """Uniform priors over moves and the value of random playouts
     (eye-respecting) scored by area (with a search leaf's komi, else
-    ``komi``), the playouts' mean area margin as the score. It lets PUCT run, and be tested, where no model is loaded. Takes search leaves or game-tree nodes (anything
-    with ``board`` and ``to_move``; ``passes`` when known)."""
+    ``komi``), the playouts' mean area margin as the score. It lets PUCT
+    run, and be tested, where no model is loaded. Takes search leaves or
+    game-tree nodes (anything with ``board`` and ``to_move``; ``passes``
+    when known)."""
 
     history = 1  # looks at the position alone
 
