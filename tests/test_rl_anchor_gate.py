@@ -44,6 +44,8 @@ def anchor_matches(monkeypatch, only_katago_installed):
             played.append((name, games, self.settings.commands[0]))
             self.stats[0].wins = ANCHOR_WINS[name] * games // 4
             self.stats[0].losses = games - self.stats[0].wins
+            for number in range(games):
+                out(f"game {number + 1}")
 
     monkeypatch.setattr(tool, "Match", FakeMatch)
     return played
@@ -95,6 +97,19 @@ def test_a_gate_winner_is_promoted_only_if_it_holds_its_ground_against_the_ancho
     anchor_matches.clear()
     assert not rl._gate(run, config, state, lambda _: None)  # a resumed gate: logged games count
     assert anchor_matches == []
+
+
+def test_anchor_games_show_their_progress(tmp_path, tiny_model, anchor_matches, capsys):
+    """A line at the start and one at the end in a log (stderr is no
+    terminal here), with the games and the network's wins."""
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=4, anchors=["katago"],
+                      resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    capsys.readouterr()
+    rl_rating.rate(run, config, state, 0, lambda _: None, progress=True)
+    err = capsys.readouterr().err
+    assert "rl: gen-0000 vs katago-gtp-1: 0 of 4 games" in err, err
+    assert "rl: gen-0000 vs katago-gtp-1: 4 of 4 games" in err and "gen-0000 won 2" in err, err
 
 
 def test_a_candidate_that_loses_its_gate_plays_no_anchor_games(tmp_path, tiny_model,

@@ -164,7 +164,7 @@ def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional
         started = time.perf_counter()
         if stage == "selfplay":
             if state["best_generation"] not in state.setdefault("rated", []):
-                rate(run, config, state, state["best_generation"], log)
+                rate(run, config, state, state["best_generation"], log, progress)
                 run.write("state.json", state)
             _selfplay(run, config, state, ray, log, progress)
             state["stage"] = "train"
@@ -175,7 +175,7 @@ def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional
             promoted = _gate(run, config, state, log, progress)
             state["stage"] = "rate" if promoted else "next"
         elif stage == "rate":
-            rate(run, config, state, state["best_generation"], log)
+            rate(run, config, state, state["best_generation"], log, progress)
             state["stage"] = "next"
         if state["stage"] == "next":
             report(run, state, log)
@@ -323,7 +323,7 @@ def _gate(run: RunFolder, config: RLConfig, state: dict, log: Log,
              "wins": decision.wins, "games": decision.games, "score": decision.score,
              "promoted": decision.promoted}
     if decision.promoted and config.gate_anchor_games:
-        entry["anchors"] = anchor_gate(run, config, state, iteration, log)
+        entry["anchors"] = anchor_gate(run, config, state, iteration, log, progress)
         entry["promoted"] = all(v["passed"] for v in entry["anchors"].values())
         if not entry["promoted"]:
             log(f"rl: gate: {cand_name} is not promoted: it scored less against the "

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 from .rl_config import ANCHOR_NAMES, ANCHORS, RLConfig, RunFolder
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
                      fit_elo, wilson_interval)
+from .selfplay_run import progress_bar
 from .versus import play_versus, record_of
 
 Log = Callable[[str], Any]
@@ -27,7 +28,8 @@ played a game taken: GNU Go level 10 where it played, else KataGo
 fit's prior, about ± 700 Elo."""
 
 
-def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log) -> None:
+def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Log,
+         progress: bool = False) -> None:
     """Matches of network ``generation`` against the anchors (match tool)
     and, with ``start_games``, against the run's first network; then the
     anchor games every generation rated before still lacks (a run resumed
@@ -39,7 +41,7 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
         state["anchor_visits"] = config.anchor_visits()  # start_run kept it if games exist
         anchors, engines = _installed_anchors(config, log)
         for earlier in [generation] + [g for g in rated if g != generation]:
-            _rate_against_anchors(run, config, earlier, anchors, engines, log)
+            _rate_against_anchors(run, config, earlier, anchors, engines, log, progress)
     if generation not in rated:
         rated.append(generation)
 
@@ -58,7 +60,8 @@ def _installed_anchors(config: RLConfig, log: Log) -> tuple[list[str], dict]:
 
 
 def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
-                          anchors: list[str], engines: dict, log: Log) -> None:
+                          anchors: list[str], engines: dict, log: Log,
+                          progress: bool = False) -> None:
     """The games network ``generation`` lacks of ``rate_games`` against each
     of ``anchors`` (those of the ratings log count), played through the
     match tool (``engines``: the programs' paths) and logged as one more
@@ -67,7 +70,7 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
     for anchor in anchors:
         result = _top_up(run, config, run.model(generation), name, anchor, engines,
                          RatingLog(run.root), ("rl: rating", "--rate-games", config.rate_games),
-                         _anchor_seed(config, generation), log)
+                         _anchor_seed(config, generation), log, progress)
         if result is not None:
             log(f"rl: {name} against {result.opponent}: {result.wins} wins, "
                 f"{result.losses} losses")
@@ -75,7 +78,7 @@ def _rate_against_anchors(run: RunFolder, config: RLConfig, generation: int,
 
 def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
             engines: dict, results: RatingLog, what: tuple[str, str, int], seed: str,
-            log: Log) -> Optional[MatchResult]:
+            log: Log, progress: bool = False) -> Optional[MatchResult]:
     """The games ``name`` (the network at ``model``) still lacks against
     ``anchor`` in the log ``results`` (``what``: the stage's words, its
     option and the games it asks for), played by :func:`_anchor_match`;
@@ -89,18 +92,21 @@ def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: st
     more = f" more (it has {before:g}, {option} {wanted})" if before else ""
     log(f"{stage} {name} against {label}, {missing} games{more}, "
         f"{config.anchor_visits()} visits a move")
-    return _anchor_match(run, config, model, name, anchor, engines, missing, seed, results)
+    return _anchor_match(run, config, model, name, anchor, engines, missing, seed, results,
+                         progress)
 
 
 def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
-                  engines: dict, games: int, seed: str, results: RatingLog) -> MatchResult:
+                  engines: dict, games: int, seed: str, results: RatingLog,
+                  progress: bool = False) -> MatchResult:
     """``games`` games of the network at ``model`` (as ``name``, imago's
     player at the anchor visits, seeded by the template ``seed``) against
     ``anchor`` through the match tool, ``workers`` of them at once, the SGF
     files in ``RUN/matches/NAME-ANCHOR/`` numbered on after those there; its
     record, logged to ``results``. A match stopped (Ctrl-C, SIGTERM) logs
     the games it finished, so that a resumed stage plays only the rest (the
-    games in play when it stopped are not counted)."""
+    games in play when it stopped are not counted). A progress bar (a line
+    a minute in a log) counts the games and the network's wins."""
     from imago.match.cli import first_free_sgf
     from imago.match.tool import Match, MatchSettings, Referee
 
@@ -119,12 +125,20 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
         mine, _ = match.stats
         return MatchResult(name, label, mine.wins, mine.losses, mine.draws)
 
+    bar = progress_bar(games, 0, progress, f"rl: {name} vs {label}", "game")
+
+    def counted(line: str) -> None:
+        bar.set_postfix_str(f"{name} won {match.stats[0].wins}", refresh=False)
+        bar.update(1)
+
     try:
-        match.play(out=lambda line: None)
+        match.play(out=counted)
     except KeyboardInterrupt:
         if match.played:
             results.append(result())
         raise
+    finally:
+        bar.close()
     record = result()
     results.append(record)
     return record
@@ -137,7 +151,7 @@ that luck into its rating, so a promoted one is rated on fresh games."""
 
 
 def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
-                log: Log) -> dict:
+                log: Log, progress: bool = False) -> dict:
     """The anchor half of the gate (``gate_anchor_games``): the candidate of
     ``iteration`` plays that many games against each installed anchor at
     the anchor visits, and passes where its score share is at least the
@@ -162,7 +176,7 @@ def anchor_gate(run: RunFolder, config: RLConfig, state: dict, iteration: int,
             continue
         _top_up(run, config, run.candidate(iteration + 1), cand, anchor, engines, gate_log,
                 ("rl: gate:", "--gate-anchor-games", config.gate_anchor_games),
-                _candidate_anchor_seed(config, iteration + 1), log)
+                _candidate_anchor_seed(config, iteration + 1), log, progress)
         points, games = _points(gate_log.results(), cand, label)
         passed = points / games >= best_points / best_games if games else False
         verdicts[label] = {"candidate": [points, games], "best": [best_points, best_games],
