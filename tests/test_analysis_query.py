@@ -343,7 +343,7 @@ def test_other_rules_warn_and_set_default_komi(rules, words, komi):
     assert outcome.query.komi == komi and outcome.query.rules.scoring == "area"
     territory = isinstance(rules, dict) and rules.get("scoring") == "TERRITORY" \
         or rules in ("japanese", "korean")
-    assert outcome.query.scoring == outcome.query.game.scoring == \
+    assert outcome.query.game.scoring == \
         ("territory" if territory else "area")
 
 

@@ -310,7 +310,7 @@ class AnalysisEngine:
                                 batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
                                 else self.search_batch,
                                 seed=self.seed, keep_ownership=True)
-            search.cache = self._caches.setdefault((query.komi, query.scoring), {})
+            search.cache = self._caches.setdefault((query.komi, query.game.scoring), {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
                          root_temperature=query.root_policy_temperature or 1.0)
@@ -488,7 +488,7 @@ def _cursor(query: Query, turn: Turn) -> GameState:
     """A game cursor standing on the turn's node (the query's tree shared,
     so the search sees the game's history and superko)."""
     state = GameState(query.size, query.komi)
-    state.scoring = query.scoring
+    state.scoring = query.game.scoring
     node = turn.node
     while node.parent is not None:
         node = node.parent

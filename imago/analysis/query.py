@@ -94,8 +94,6 @@ class Query:
     ``komi`` is what the game is scored with: the query's komi (or the
     rules' default) plus ``handicap_bonus``, the points the rules give White
     for handicap stones (``rules.komi`` and ``game.komi`` are the same).
-    ``scoring`` is the rules' (``"area"`` or ``"territory"``, as
-    :attr:`GameState.scoring`; ``game.scoring`` is the same).
     ``overrides`` holds the search settings of ``overrideSettings`` and the
     top-level ``rootFpuReductionMax``, under imago's names (``c_puct``,
     ``fpu_reduction``); the ``maxVisits``, ``reportAnalysisWinratesAs``,
@@ -126,7 +124,6 @@ class Query:
     root_policy_temperature: Optional[float] = None
     max_time: Optional[float] = None
     handicap_bonus: float = 0.0
-    scoring: str = "area"
 
 
 @dataclass
@@ -429,10 +426,9 @@ class _QueryReader:
         warning = rulesets.differences_warning(kata_rules)
         if warning:
             self.warn("rules", warning)
-        game.scoring = kata_rules.scoring.lower()
+        game.scoring = kata_rules.scoring.lower()  # the turns' cursors take it from the game
         return Query(id=self.id, size=size, komi=game.komi, rules=Rules(game.komi), game=game,
-                     turns=turns, handicap_bonus=float(bonus), scoring=game.scoring,
-                     **query_fields)
+                     turns=turns, handicap_bonus=float(bonus), **query_fields)
 
     def _size(self) -> int:
         what = f"required: an integer from 2 to {MAX_SIZE}"
