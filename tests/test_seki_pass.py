@@ -14,7 +14,7 @@ from imago.game import (BLACK, EMPTY, WHITE, GameState, area_score, count, dead_
                         final_ownership, index_to_vertex, vertex_to_index)
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
-from imago.game.seki import losing_self_atari, seki_survivors
+from imago.game.seki import losing_self_atari, seki_survivors, semeai_losers
 from imago.search.tactics import fillable_dame, open_points
 
 
@@ -695,3 +695,45 @@ def test_never_resigns_early_in_a_handicap_game():
     alg = resigning_algorithm(60.0)
     assert all(alg.choose_move(game, WHITE) != RESIGN for _ in range(4))
     assert alg.resign_from(game) > 90
+
+
+RACE_WITH_OUTSIDE_LIBERTIES = diagram("""
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . O O
+    . . . . . O O O .
+    . . . . O . X X X
+""")
+"""Black's G1-H1-J1 has two liberties, F1 and J2, both White's too; White's
+F2-J3 string has five more. Black can play neither of its own (each is a
+losing self-atari: E1 and J3 are White's) and White fills them when it
+likes: Black is dead whoever moves, though it could play on White's
+outside liberties."""
+
+
+def test_a_string_shut_in_against_two_outside_liberties_loses_its_race():
+    game = game_from(RACE_WITH_OUTSIDE_LIBERTIES)
+    losers = semeai_losers(game.board, [])
+    assert sorted(index_to_vertex(p, 9) for p in losers) == ["G1", "H1", "J1"]
+    judged = count(game.board, game.rules, BLACK)  # by the count, whoever is to move
+    assert vertex_to_index("G1", 9) in judged.dead
+
+
+def test_against_one_outside_liberty_the_race_turns_on_the_move():
+    rows = [list(row.split()) for row in RACE_WITH_OUTSIDE_LIBERTIES]
+    for vertex in ("E2", "F3", "G3", "J4"):  # black stones on White's outside liberties
+        col, row = "ABCDEFGHJ".index(vertex[0]), 9 - int(vertex[1:])
+        rows[row][col] = "X"
+    game = game_from([" ".join(row) for row in rows])  # White keeps H4 alone
+    assert semeai_losers(game.board, []) == set()
+
+
+def test_a_string_that_can_reach_a_friend_is_not_shut_in():
+    rows = [list(row.split()) for row in RACE_WITH_OUTSIDE_LIBERTIES]
+    rows[8][4] = "."  # no white E1: Black's F1 now has E1 beside it
+    game = game_from([" ".join(row) for row in rows])
+    assert semeai_losers(game.board, []) == set()

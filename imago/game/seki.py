@@ -143,9 +143,12 @@ def semeai_losers(board, dead: Iterable[int]) -> set[int]:
     ``dead`` with at most two liberties, every one of them shared with one
     enemy string not among ``dead`` either, where that enemy may play one of
     them (legal, and no losing self-atari: a nakade, whose capture leaves a
-    dead eye shape) and the string's own side may play none of the enemy's.
-    Such a pair is no seki: the enemy fills in and wins. Without this the
-    count of such a race turns on whose move it is."""
+    dead eye shape), and either the string's own side may play none of the
+    enemy's liberties, or it may play none of its own and the enemy has two
+    liberties or more besides the shared ones. Such a pair is no seki: the
+    enemy fills in and wins, whoever moves (against one outside liberty
+    the race turns on the move, against none it is a seki). Without this
+    the count of such a race turns on whose move it is."""
     dead = set(dead)
     root, libs, cells = board.root, board.libs, board.cells
     s = board.stride
@@ -159,8 +162,11 @@ def semeai_losers(board, dead: Iterable[int]) -> set[int]:
         for e in enemies:
             if e in dead or not libs[p] <= libs[e]:
                 continue
-            if any(_approachable(board, lib, 3 - c) for lib in libs[p]) \
-                    and not any(_approachable(board, lib, c) for lib in libs[e]):
+            if not any(_approachable(board, lib, 3 - c) for lib in libs[p]):
+                continue
+            shut_in = not any(_approachable(board, lib, c) for lib in libs[p])
+            if (shut_in and len(libs[e]) - len(libs[p]) >= 2) \
+                    or not any(_approachable(board, lib, c) for lib in libs[e]):
                 losers.update(board.string_stones(p))
                 break
     return losers
