@@ -737,3 +737,19 @@ def test_a_string_that_can_reach_a_friend_is_not_shut_in():
     rows[8][4] = "."  # no white E1: Black's F1 now has E1 beside it
     game = game_from([" ".join(row) for row in rows])
     assert semeai_losers(game.board, []) == set()
+
+
+def test_a_race_winner_the_playouts_killed_stands_when_it_lives_after_the_capture():
+    """As though the playouts had called White's F2-J3 dead and left Black's
+    G1-J1 standing: with G1-J1 captured White lives, so the count turns it
+    round."""
+    from imago.game.counting import _revive_race_winners
+
+    game = game_from(RACE_WITH_OUTSIDE_LIBERTIES)
+    board = game.board
+    white = board.string_stones(vertex_to_index("F2", 9))
+    revived = _revive_race_winners(board, sorted(white))
+    assert sorted(index_to_vertex(p, 9) for p in revived) == ["G1", "H1", "J1"]
+    for to_move in (BLACK, WHITE):
+        judged = count(board, game.rules, to_move)
+        assert sorted(index_to_vertex(p, 9) for p in judged.dead) == ["G1", "H1", "J1"]

@@ -37,7 +37,7 @@ from typing import Collection, Iterable, Optional, Sequence
 from .board import GameBoard
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .scoring import area_owners, area_score, format_result
-from .seki import seki_survivors, semeai_losers
+from .seki import seki_survivors, semeai_losers, semeai_races
 
 SCORINGS = ("area",)
 SUPERKO_RULES = ("positional",)
@@ -261,6 +261,7 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         uncapturable = seki_survivors(board, dead)
         dead = [p for p in dead if p not in uncapturable]
         dead += sorted(semeai_losers(board, dead))
+        dead = _revive_race_winners(board, dead)
     else:
         dead, uncapturable = sorted(set(dead)), set()
     seki = seki_stones(board, dead)
@@ -278,6 +279,31 @@ def count(board: GameBoard, rules: Rules, to_move: int,
                  dead_white=len(dead) - dead_black, seki=tuple(seki), owners=tuple(owners),
                  ownership=tuple(estimate), settled=settled,
                  neutral=board.size * board.size - black - white)
+
+
+def _revive_race_winners(board: GameBoard, dead: list[int]) -> list[int]:
+    """``dead`` with each race of :func:`~imago.game.seki.semeai_races` that
+    the playouts turned round set right: where the winner was called dead
+    and the loser left standing, the loser is captured on a copy of the
+    board, and if the playouts of that position (the loser's side to move)
+    give the winner's string to its colour, the winner stands and the loser
+    is dead. A winner that dies all the same (one eye after the capture)
+    stays dead."""
+    dead_set = set(dead)
+    for loser, winner in semeai_races(board, dead_set):
+        if winner not in dead_set or loser in dead_set:
+            continue
+        lost = board.string_stones(loser)
+        after = board.copy()
+        after.set_stones(empty=lost)
+        color = board.cells[winner]
+        estimate = final_ownership(after, opponent(color))
+        stones = board.string_stones(winner)
+        sign = 1.0 if color == BLACK else -1.0
+        if sum(sign * estimate[q] for q in stones) / len(stones) > DEAD_THRESHOLD:
+            dead_set.difference_update(stones)
+            dead_set.update(lost)
+    return sorted(dead_set)
 
 
 def _tax_seki_eyes(board: GameBoard, owners: list[int], seki: set[int]) -> None:

@@ -137,39 +137,47 @@ def seki_survivors(board, dead: Iterable[int]) -> set[int]:
     return alive
 
 
-def semeai_losers(board, dead: Iterable[int]) -> set[int]:
-    """The stones of strings that lose a capturing race the random
-    playouts left standing (or settled the wrong way): a string not among
-    ``dead`` with at most two liberties, every one of them shared with one
-    enemy string not among ``dead`` either, where that enemy may play one of
-    them (legal, and no losing self-atari: a nakade, whose capture leaves a
-    dead eye shape), and either the string's own side may play none of the
-    enemy's liberties, or it may play none of its own and the enemy has two
+def semeai_races(board, dead: Iterable[int]) -> list[tuple[int, int]]:
+    """``(loser, winner)`` (their strings' roots) of each capturing race
+    decided here, whichever the random playouts made of it: a string not
+    among ``dead`` with at most two liberties, every one of them shared with
+    one enemy string, where that enemy may play one of them (legal, and no
+    losing self-atari: a nakade, whose capture leaves a dead eye shape),
+    and either the string's own side may play none of the enemy's
+    liberties, or it may play none of its own and the enemy has two
     liberties or more besides the shared ones. Such a pair is no seki: the
     enemy fills in and wins, whoever moves (against one outside liberty
-    the race turns on the move, against none it is a seki). Without this
-    the count of such a race turns on whose move it is."""
+    the race turns on the move, against none it is a seki)."""
     dead = set(dead)
     root, libs, cells = board.root, board.libs, board.cells
     s = board.stride
-    losers: set[int] = set()
+    races: list[tuple[int, int]] = []
     for p in board.on_board():
         c = cells[p]
         if c == EMPTY or root[p] != p or p in dead or len(libs[p]) > 2:
             continue
         enemies = {root[m] for lib in libs[p] for m in (lib - 1, lib + 1, lib - s, lib + s)
                    if cells[m] == 3 - c}
-        for e in enemies:
-            if e in dead or not libs[p] <= libs[e]:
+        for e in sorted(enemies):
+            if not libs[p] <= libs[e]:
                 continue
             if not any(_approachable(board, lib, 3 - c) for lib in libs[p]):
                 continue
             shut_in = not any(_approachable(board, lib, c) for lib in libs[p])
             if (shut_in and len(libs[e]) - len(libs[p]) >= 2) \
                     or not any(_approachable(board, lib, c) for lib in libs[e]):
-                losers.update(board.string_stones(p))
-                break
-    return losers
+                races.append((p, e))
+    return races
 
 
-__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors", "semeai_losers"]
+def semeai_losers(board, dead: Iterable[int]) -> set[int]:
+    """The stones of strings that lose a race of :func:`semeai_races` to an
+    enemy not among ``dead`` either: the random playouts left them standing
+    (or settled the race the wrong way). Without this the count of such a
+    race turns on whose move it is."""
+    dead = set(dead)
+    return {q for loser, winner in semeai_races(board, dead) if winner not in dead
+            for q in board.string_stones(loser)}
+
+
+__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors", "semeai_losers", "semeai_races"]
