@@ -14,7 +14,7 @@ from imago.game import (BLACK, EMPTY, WHITE, GameState, area_score, count, dead_
                         final_ownership, index_to_vertex, vertex_to_index)
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
-from imago.game.seki import losing_self_atari, seki_survivors, semeai_losers
+from imago.game.seki import losing_self_atari, seki_survivors, semeai_losers, semeai_races
 from imago.search.tactics import fillable_dame, open_points
 
 
@@ -748,7 +748,7 @@ def test_a_race_winner_the_playouts_killed_stands_when_it_lives_after_the_captur
     game = game_from(RACE_WITH_OUTSIDE_LIBERTIES)
     board = game.board
     white = board.string_stones(vertex_to_index("F2", 9))
-    revived = _revive_race_winners(board, sorted(white))
+    revived = _revive_race_winners(board, sorted(white), semeai_races(board, white))
     assert sorted(index_to_vertex(p, 9) for p in revived) == ["G1", "H1", "J1"]
     for to_move in (BLACK, WHITE):
         judged = count(board, game.rules, to_move)

@@ -260,8 +260,9 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         dead = dead_stones(board, estimate)
         uncapturable = seki_survivors(board, dead)
         dead = [p for p in dead if p not in uncapturable]
-        dead += sorted(semeai_losers(board, dead))
-        dead = _revive_race_winners(board, dead)
+        races = semeai_races(board, dead)
+        dead += sorted(semeai_losers(board, dead, races))
+        dead = _revive_race_winners(board, dead, races)
     else:
         dead, uncapturable = sorted(set(dead)), set()
     seki = seki_stones(board, dead)
@@ -281,16 +282,17 @@ def count(board: GameBoard, rules: Rules, to_move: int,
                  neutral=board.size * board.size - black - white)
 
 
-def _revive_race_winners(board: GameBoard, dead: list[int]) -> list[int]:
-    """``dead`` with each race of :func:`~imago.game.seki.semeai_races` that
-    the playouts turned round set right: where the winner was called dead
+def _revive_race_winners(board: GameBoard, dead: list[int],
+                         races: list[tuple[int, int]]) -> list[int]:
+    """``dead`` with each of ``races`` (:func:`~imago.game.seki.semeai_races`)
+    that the playouts turned round set right: where the winner was called dead
     and the loser left standing, the loser is captured on a copy of the
     board, and if the playouts of that position (the loser's side to move)
     give the winner's string to its colour, the winner stands and the loser
     is dead. A winner that dies all the same (one eye after the capture)
     stays dead."""
     dead_set = set(dead)
-    for loser, winner in semeai_races(board, dead_set):
+    for loser, winner in races:
         if winner not in dead_set or loser in dead_set:
             continue
         lost = board.string_stones(loser)
