@@ -93,7 +93,8 @@ class Query:
 
     ``komi`` is what the game is scored with: the query's komi (or the
     rules' default) plus ``handicap_bonus``, the points the rules give White
-    for handicap stones (``rules.komi`` and ``game.komi`` are the same).
+    for handicap stones (``game.komi`` is the same). ``rules`` is what the
+    game is counted by at its current node (:attr:`GameState.rules`).
     ``overrides`` holds the search settings of ``overrideSettings`` and the
     top-level ``rootFpuReductionMax``, under imago's names (``c_puct``,
     ``fpu_reduction``); the ``maxVisits``, ``reportAnalysisWinratesAs``,
@@ -106,7 +107,6 @@ class Query:
     id: str
     size: int
     komi: float
-    rules: Rules
     game: GameState
     turns: list[Turn]
     max_visits: int
@@ -124,6 +124,12 @@ class Query:
     root_policy_temperature: Optional[float] = None
     max_time: Optional[float] = None
     handicap_bonus: float = 0.0
+
+    @property
+    def rules(self) -> Rules:
+        """The game's rules (area, or territory by the stones put on the
+        board, with ``komi``): derived from ``game``, so never apart."""
+        return self.game.rules
 
 
 @dataclass
@@ -427,8 +433,8 @@ class _QueryReader:
         if warning:
             self.warn("rules", warning)
         game.scoring = kata_rules.scoring.lower()  # the turns' cursors take it from the game
-        return Query(id=self.id, size=size, komi=game.komi, rules=Rules(game.komi), game=game,
-                     turns=turns, handicap_bonus=float(bonus), **query_fields)
+        return Query(id=self.id, size=size, komi=game.komi, game=game, turns=turns,
+                     handicap_bonus=float(bonus), **query_fields)
 
     def _size(self) -> int:
         what = f"required: an integer from 2 to {MAX_SIZE}"
