@@ -309,7 +309,8 @@ class PUCTSearch(RootSetup, SearchReports):
         cells: deque = deque(maxlen=HISTORY - 1)
         hashes: deque = deque(maxlen=HISTORY - 1)
         path = []
-        komi, territory = self.root_komi, self.territory
+        komi = self.root_komi
+        stone_komi = {1: self.stone_komi(1), 2: self.stone_komi(2)}
         vl = self.virtual_loss
         root_color, center = self.root_color, self._score_sum / self._score_n
         forced_at = node if self._forced_action is not None else None
@@ -340,8 +341,7 @@ class PUCTSearch(RootSetup, SearchReports):
             else:
                 board.place(point, color)
                 passes = 0
-                if territory:
-                    komi += 1 if color == 1 else -1
+                komi += stone_komi[color]
             color = 3 - color
             node = node.children[edge]
         if node.terminal or node.exact is not None:
@@ -432,6 +432,15 @@ class PUCTSearch(RootSetup, SearchReports):
         if self.by_score:
             return max(-1.0, min(1.0, score / (self.size * self.size)))
         return win_value(score)
+
+    def stone_komi(self, color: int) -> float:
+        """The komi a stone of ``color`` put on the board adds: under
+        territory scoring a point for the opponent (+1 for a black stone,
+        -1 for a white one: territory with prisoners is the area less the
+        stones each side played); 0 by area."""
+        if not self.territory:
+            return 0.0
+        return 1.0 if color == 1 else -1.0
 
     def stones_to_come(self, to_move: int) -> float:
         """Under territory scoring, the stone difference still to come in a

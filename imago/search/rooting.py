@@ -193,8 +193,8 @@ class RootSetup:
             recent = ([bytes(self.root_board.cells)] + self._root_recent)[:HISTORY - 1]
         passes = self.root_passes + 1 if point is None else 0
         komi = self.root_komi + self.stones_to_come(3 - self.root_color)
-        if self.territory and point is not None:
-            komi += 1 if self.root_color == 1 else -1
+        if point is not None:
+            komi += self.stone_komi(self.root_color)
         return Leaf(board, 3 - self.root_color, passes, recent, SearchNode(), [], 0, komi)
 
     def needs_root_answer(self) -> bool:
