@@ -13,7 +13,7 @@ import sys
 from typing import Optional
 
 from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
-from imago.gtp.cli import add_engine_arguments, engine_options  # as imagocli
+from imago.gtp.cli import add_engine_arguments, engine_options, rules_argument  # as imagocli
 from imago.terminal import (COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI,
                                    TerminalGame)
 from imago.game import BLACK, WHITE
@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="go.py",
         description="Play Go on a text board: you against imago's engine, or two "
-                    "humans at one keyboard (--human-vs-human). Area scoring; two "
-                    "passes in a row end the game.",
+                    "humans at one keyboard (--human-vs-human). Area scoring unless "
+                    "--rules says otherwise; two passes in a row end the game.",
         epilog="In-game commands (one a line; input may be piped):\n"
                "  D4, d4     play a stone there (columns skip I)\n" + commands,
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,8 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE,
                         help=f"board size, 2..25 (default: {DEFAULT_SIZE})")
     parser.add_argument("--komi", type=float, default=None,
-                        help=f"komi (default: {DEFAULT_KOMI:g}, or {HANDICAP_KOMI:g} "
+                        help=f"komi (default: {DEFAULT_KOMI:g}, the rules' own with "
+                             f"--rules, e.g. 6.5 for japanese; {HANDICAP_KOMI:g} "
                              "with a handicap)")
+    parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
+                        help="count the game by these rules (KataGo's names: chinese, "
+                             "japanese, korean, aga, tromp-taylor, ...): japanese and "
+                             "korean by territory (each side's stones played count "
+                             "against it, a seki's eyes for nobody), chinese and aga "
+                             "with White's handicap bonus added to the komi (default: "
+                             "area scoring, no bonus)")
     parser.add_argument("--handicap", type=int, default=0, metavar="N",
                         help="N fixed handicap stones for Black (2..9 on 9x9 and up); "
                              "White then moves first")
@@ -72,7 +80,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         game = TerminalGame.create(sys.stdin, sys.stdout, size=args.size, komi=args.komi,
                                    handicap=args.handicap, humans=humans,
                                    algorithm=args.algorithm,
-                                   seconds=args.time, options=options)
+                                   seconds=args.time, options=options, rules=args.rules)
     except ValueError as exc:
         parser.error(str(exc))
     except (OSError, ImportError) as exc:  # a model file or library the engine needs

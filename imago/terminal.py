@@ -23,6 +23,8 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
+from imago.game.rulesets import KataRules, differences_warning, handicap_bonus_points
+from imago.game.state import TERRITORY
 from imago import sgf
 from imago.sgf.errors import clip, quote
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
@@ -62,20 +64,49 @@ def render_board(board: GameBoard, last_move: Optional[int] = None) -> str:
 
 
 def new_game_state(size: int = DEFAULT_SIZE, komi: Optional[float] = None,
-                   handicap: int = 0) -> GameState:
+                   handicap: int = 0, rules: Optional[KataRules] = None) -> GameState:
     """A fresh game; ``handicap`` >= 2 places fixed handicap stones (White
-    then moves first). ``komi`` None means 7.5, or 0.5 with a handicap.
-    Raises ValueError with a readable reason."""
+    then moves first). ``komi`` None means 7.5 (the ``rules``' own komi
+    when given: 6.5 for Japanese), or 0.5 with a handicap. ``rules``
+    (None: area scoring, no handicap bonus) are applied by
+    :func:`apply_rules`. Raises ValueError with a readable reason."""
     if not 2 <= size <= len(GTP_COLUMNS):
         raise ValueError(f"board size must be 2..{len(GTP_COLUMNS)}, not {size}")
     if handicap == 1 or handicap < 0:
         raise ValueError(f"handicap must be 0 (none) or at least 2 stones, not {handicap}")
     if komi is None:
-        komi = HANDICAP_KOMI if handicap else DEFAULT_KOMI
+        komi = HANDICAP_KOMI if handicap else DEFAULT_KOMI if rules is None else rules.komi
     state = GameState(size, komi)
     if handicap:
         state.set_fixed_handicap(handicap)
+    if rules is not None:
+        apply_rules(state, rules)
     return state
+
+
+def apply_rules(state: GameState, rules: KataRules) -> None:
+    """Count ``state`` as ``rules`` do: by their scoring (territory: the
+    stones each side put on the board count against it, and a seki's eyes
+    for nobody; :attr:`GameState.scoring_komi`), with White's handicap
+    bonus (Chinese: a point a handicap stone, AGA: one less) added to the
+    komi, as the GTP engine does under ``kata-set-rules``."""
+    state.scoring = rules.scoring.lower()
+    state.komi += handicap_bonus_points(rules.handicap_bonus, state.handicap)
+
+
+def count_words(state: GameState, black: int, white: int, komi: float) -> str:
+    """``Black 45, White 36, komi 7.5``: what a count of ``state`` (``black``
+    and ``white`` the points by area) adds up from; under territory scoring
+    also the stones played, which count against each side (``komi`` is the
+    game's, without them)."""
+    words = f"Black {black}, White {white}, komi {komi:g}"
+    if state.scoring != TERRITORY:
+        return words
+    more = state.stone_difference()
+    played = ("both put as many stones on the board" if more == 0 else
+              f"{'Black' if more > 0 else 'White'} put {abs(more)} "
+              f"stone{'s' if abs(more) != 1 else ''} more on the board")
+    return f"{words}; by territory: {played}"
 
 
 @dataclass(frozen=True)
@@ -134,6 +165,9 @@ class TerminalGame:
         self.dead_marks: Optional[set[int]] = None
         """Dead stones as the players settled them with ``dead``; None: as
         the count judges them."""
+        self.rules: Optional[KataRules] = None
+        """The rules the game is counted by (None: area scoring), applied
+        again to a game loaded with ``load``."""
 
     @classmethod
     def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
@@ -141,12 +175,13 @@ class TerminalGame:
                humans: tuple[int, ...] = (BLACK,), algorithm: str = DEFAULT_ALGORITHM,
                seed: Optional[int] = None, seconds: Optional[float] = None,
                echo: Optional[bool] = None,
-               options: Optional[dict[str, Any]] = None) -> "TerminalGame":
+               options: Optional[dict[str, Any]] = None,
+               rules: Optional[KataRules] = None) -> "TerminalGame":
         """Set up a game from command-line choices: the colours in
         ``humans`` are played at the keyboard, the others by ``algorithm``
-        (with its ``options`` and ``seed`` when given). Raises ValueError
-        with the reason."""
-        state = new_game_state(size, komi, handicap)
+        (with its ``options`` and ``seed`` when given), counted by ``rules``
+        (None: area scoring). Raises ValueError with the reason."""
+        state = new_game_state(size, komi, handicap, rules)
         engine = None
         if any(color not in humans for color in (BLACK, WHITE)):
             options = dict(options or {})
@@ -159,7 +194,9 @@ class TerminalGame:
                                  f"{options}: {exc}") from exc
             engine.check_size(size)
         players = {color: None if color in humans else engine for color in (BLACK, WHITE)}
-        return cls(state, players, stdin, stdout, seconds, echo)
+        game = cls(state, players, stdin, stdout, seconds, echo)
+        game.rules = rules
+        return game
 
     # ------------------------------------------------------------ output
     def say(self, text: str = "") -> None:
@@ -183,9 +220,17 @@ class TerminalGame:
     def score_text(self) -> str:
         """``B+3.5 (Black 45, White 36, komi 7.5)``: the area score now,
         every stone on the board counted as alive."""
-        black, white = area_counts(self.state.board)
-        return (f"{self.state.result()} (Black {black}, White {white}, "
-                f"komi {self.state.komi:g})")
+        state = self.state
+        black, white = area_counts(state.board)
+        return f"{state.result()} ({count_words(state, black, white, state.komi)})"
+
+    def count_text(self, judged: Count) -> str:
+        """``B+3.5 (Black 45, White 36, komi 7.5, dead: 2 black, 1 white)``:
+        the final count ``judged`` and what it adds up from."""
+        dead = (f", dead: {judged.dead_black} black, {judged.dead_white} white"
+                if judged.dead else "")
+        words = count_words(self.state, judged.black, judged.white, self.state.komi)
+        return f"{judged.result} ({words}{dead})"
 
     def final_count(self) -> Count:
         """The position judged as final, as the engine's ``final_score``
@@ -246,9 +291,18 @@ class TerminalGame:
         """The opening lines: the game's settings and who plays what."""
         state = self.state
         settings = f"{state.size}x{state.size}, komi {state.komi:g}"
+        bonus = 0 if self.rules is None else handicap_bonus_points(self.rules.handicap_bonus,
+                                                                   state.handicap)
+        if bonus:
+            settings += f" ({state.komi - bonus:g} and White's handicap bonus {bonus})"
         if state.handicap:
             settings += f", handicap {state.handicap}"
+        if state.scoring == TERRITORY:
+            settings += ", territory scoring"
         self.say(f"imago: {settings}.")
+        warning = None if self.rules is None else differences_warning(self.rules, "plays so")
+        if warning:
+            self.say(f"Rules: {warning}.")
         for color in (BLACK, WHITE):
             player = self.players[color]
             who = "human" if player is None else f"engine ({player.name})"
@@ -416,7 +470,7 @@ class TerminalGame:
         else:
             judged = self.final_count()
             self.say(self.dead_text(judged))
-            self.say(f"Game over: {judged.describe()}")
+            self.say(f"Game over: {self.count_text(judged)}")
             self.say("Disagree? Type dead VERTEX to mark a string dead, or alive again.")
         self.say("Type save FILE to keep it, undo to take moves back, score, or quit.")
 
@@ -478,13 +532,13 @@ class TerminalGame:
                  f"({len(string)} stones) now count as {status}.")
         judged = self.final_count()
         self.say(self.dead_text(judged))
-        self.say(f"Game over: {judged.describe()}")
+        self.say(f"Game over: {self.count_text(judged)}")
 
-    @command("score", "the area score now (every stone counted as alive); "
+    @command("score", "the score now (every stone counted as alive); "
                       "after two passes, the final count")
     def cmd_score(self, argument: str) -> None:
         if self.is_over and self.resigned is None:
-            self.say(f"Score: {self.final_count().describe()}")
+            self.say(f"Score: {self.count_text(self.final_count())}")
         else:
             self.say(f"Score: {self.score_text()}")
 
@@ -522,6 +576,8 @@ class TerminalGame:
             return
         state = games[0]
         *_, state.current = state.root.main_line()
+        if self.rules is not None:
+            apply_rules(state, self.rules)
         self.state = state
         self.resigned = None
         for player in set(p for p in self.players.values() if p is not None):

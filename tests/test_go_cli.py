@@ -17,6 +17,7 @@ from imago import terminal
 from imago.engine.algorithm import RESIGN, DecisionAlgorithm
 from imago.terminal import COMMANDS, TerminalGame, render_board
 from imago.game import BLACK, WHITE, GameState, vertex_to_index
+from imago.game.rulesets import parse_rules
 
 REPO = Path(__file__).resolve().parent.parent
 GO_PY = REPO / "go.py"
@@ -396,6 +397,51 @@ def test_load_a_finished_game_announces_the_result(tmp_path):
     assert "the game is over" in out
 
 
+# ---------------------------------------------------------------- rules
+def test_japanese_rules_count_by_territory_with_their_komi():
+    out, _, game = hvh(["e5", "d5", "score", "pass", "pass", "quit"], rules=parse_rules("japanese"))
+    assert "imago: 9x9, komi 6.5, territory scoring." in out
+    assert "Rules: imago plays positional superko and no suicide, and plays so, not with " \
+        "simple ko." in out
+    # by area 40.5 - 40.5 = 0 less komi; by territory both put a stone on the board
+    assert "Score: W+6.5 (Black 1, White 1, komi 6.5; by territory: both put as many " \
+        "stones on the board)" in out
+    assert game.state.scoring == "territory"
+
+
+def test_territory_counts_the_stones_each_side_played_against_it():
+    # Black B1 and A2 capture White's A1: territory 79 and a prisoner, less 6.5
+    # (by area B+74.5)
+    out, _, _ = hvh(["b1", "a1", "a2", "pass", "pass", "quit"], rules=parse_rules("japanese"))
+    assert "Game over: B+73.5 (Black 81, White 0, komi 6.5; by territory: Black put 1 " \
+        "stone more on the board)" in out
+
+
+def test_chinese_rules_give_white_a_point_a_handicap_stone():
+    out, _, game = play(["quit"], handicap=3, seed=1, rules=parse_rules("chinese"))
+    assert "imago: 9x9, komi 3.5 (0.5 and White's handicap bonus 3), handicap 3." in out
+    assert game.state.komi == 3.5 and game.state.scoring == "area"
+
+
+def test_a_loaded_game_is_counted_by_the_rules_given(tmp_path):
+    path = tmp_path / "over.sgf"
+    path.write_text("(;SZ[9]KM[6.5];B[ee];W[];B[])", encoding="utf-8")
+    out, _, game = hvh([f"load {path}", "quit"], rules=parse_rules("japanese"))
+    assert "Game over: B+73.5 (Black 81, White 0, komi 6.5; by territory: Black put 1 " \
+        "stone more on the board)" in out
+    assert game.state.scoring == "territory"
+
+
+def test_go_py_rules_option():
+    proc = run_go(["--human-vs-human", "--rules", "korean"], "e5\npass\npass\nquit\n")
+    assert proc.returncode == 0
+    assert "imago: 9x9, komi 6.5, territory scoring." in proc.stdout
+    assert "Game over: B+73.5" in proc.stdout
+    proc = run_go(["--human-vs-human", "--rules", '{"scoring": "TERRITORY", "suicide": false}'],
+                  "quit\n")
+    assert "imago: 9x9, komi 6.5, territory scoring." in proc.stdout
+
+
 def test_load_and_save_errors_are_reasons_not_tracebacks(tmp_path):
     bad = tmp_path / "bad.sgf"
     bad.write_text("(;SZ[9];B[ee];W[ee", encoding="utf-8")
@@ -473,7 +519,7 @@ def test_go_py_help():
     proc = run_go(["--help"])
     assert proc.returncode == 0
     for option in ("--color", "--human-vs-human", "--size", "--komi", "--handicap",
-                   "--algorithm", "--seed", "--time"):
+                   "--algorithm", "--seed", "--time", "--rules"):
         assert option in proc.stdout
     for name in COMMANDS:
         assert f"\n  {name}" in proc.stdout
@@ -488,6 +534,9 @@ def test_go_py_help():
     (["--time", "0"], "--time must be positive"),
     (["-o", "bogus=1"], "algorithm 'random' refused the options {'bogus': 1}"),
     (["-o", "bogus"], "expected KEY=VALUE, not 'bogus'"),
+    (["--rules", "chess"], "argument --rules: unknown rules"),
+    (["--rules", "{scoring"], "argument --rules: not a JSON object of rule options"),
+    (["--rules", '{"scoring": "EYES"}'], "argument --rules: rules option scoring must be one of AREA, TERRITORY"),
 ])
 def test_go_py_refuses_bad_options_with_reasons(args, reason):
     proc = run_go(args)

@@ -12,6 +12,7 @@ starts at once.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -50,9 +51,16 @@ def _size(text: str) -> int:
     return value
 
 
-def _rules(text: str) -> KataRules:
+def rules_argument(text: str) -> KataRules:
+    """argparse's type for ``--rules``: one of KataGo's rules shorthands, or
+    its object of rule options as JSON (``'{"scoring": "TERRITORY"}'``),
+    read by :func:`parse_rules`."""
     try:
-        return parse_rules(text)
+        value = json.loads(text) if text.lstrip().startswith("{") else text
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not a JSON object of rule options: {error}") from None
+    try:
+        return parse_rules(value)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -127,11 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
-    parser.add_argument("--rules", type=_rules, default=None, metavar="NAME",
+    parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
                         help="the rules until the controller sends kata-set-rules or kgs-rules: "
                              "KataGo's names, e.g. japanese (territory scoring), chinese (a "
                              "point for White a handicap stone), aga; default: area scoring, "
-                             "no handicap bonus (tromp-taylor's count)")
+                             "no handicap bonus (tromp-taylor's count); or KataGo's JSON object of rule "
+                             "options")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",
