@@ -18,7 +18,8 @@ from typing import Optional
 
 from imago.game import Count, GameState
 from imago.search import PUCTSearch, SearchNode
-from imago.search.tactics import alive_in_atari, fillable_dame, open_points
+from imago.search.tactics import (alive_in_atari, fillable_dame, fillable_dame_points,
+                                  open_points)
 
 _ANY_START = random.Random(0)
 PASS_WINRATE = 0.02
@@ -28,6 +29,9 @@ OVER_WINRATE = 0.1
 """When the count calls the game over, a board move is played instead of
 the pass only if the search finds it wins this much more often (beyond
 the noise of the visits' means)."""
+DAME_LEAD_TOLERANCE = 1.0
+"""A dame (a point by area) is filled instead of passing unless the search
+finds the pass this many points ahead of it (or more)."""
 MIN_PASS_VISITS = 8
 """Visits the pass needs before its lead is compared with the best move's."""
 
@@ -126,6 +130,38 @@ class GameEnding:
             return True
         return self.search.scored and gain[1] > self.pass_margin \
             and fillable_dame(state.board, color, judged.dead) > 0
+
+    def _dame_to_fill(self, root: SearchNode, state: GameState, judged: Count,
+                      color: int) -> Optional[int]:
+        """Where the count calls the game over, the dame ``color`` fills
+        instead of passing: of the searched moves on a point it may fill
+        (:func:`fillable_dame_points`, the count's dead stones removed), the
+        most visited, unless the search finds it worse than the pass (by
+        :data:`OVER_WINRATE` in win rate beyond the noise, or a point in
+        lead). By area a dame is a point to whoever fills it, and the
+        search's leads, a few visits of the pass against hundreds of the
+        move, are too noisy to see one point; None: no such move."""
+        dame = set(fillable_dame_points(state.board, color, judged.dead))
+        if not dame:
+            return None
+        search = self.search
+        pass_edge = root.edge(search.size ** 2)
+        best, best_visits = -1, 0.0
+        for edge, (action, n) in enumerate(zip(root.moves.tolist(), root.visits.tolist())):
+            if n > best_visits and search.point_of(int(action)) in dame:
+                best, best_visits = edge, n
+        if best < 0:
+            return None
+        if pass_edge >= 0 and root.visits[pass_edge] >= MIN_PASS_VISITS:
+            n_pass = root.visits[pass_edge]
+            noise = math.sqrt(1.0 / best_visits + 1.0 / n_pass)
+            value_loss = root.values[pass_edge] / n_pass - root.values[best] / best_visits
+            if value_loss - noise > 2 * OVER_WINRATE:
+                return None
+            if search.scored and (root.scores[pass_edge] / n_pass
+                                  - root.scores[best] / best_visits) > DAME_LEAD_TOLERANCE:
+                return None
+        return search.point_of(int(root.moves[best]))
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
         """Whether the search's pass (searched enough) is as good as its

@@ -148,7 +148,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
       choices, 0: win rate alone) and ``pass_margin`` (points: once the game
       is won and settled, it passes when no move leads by more than this
       over the pass; where the count calls the game over, won or lost, a
-      move that leads the pass by more fills a dame);
+      dame is filled, with the searched move on one, unless the pass leads it
+      by a point, :meth:`_dame_to_fill`);
     - ``lcb_z``: the move played is the best lower confidence bound of
       the value, this many standard errors below its mean, among moves
       with a tenth of the most visited move's visits or more (0: the most
@@ -296,6 +297,9 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             return None
         if over:  # the pass has a value to compare, tried by selection or not
             self.search.visit_root_action(self.search.size ** 2, MIN_PASS_VISITS)
+            dame = self._dame_to_fill(root, state, judged, color)
+            if dame is not None:
+                return dame
             if not self._board_move_beats_pass(root, state, judged, color):
                 return None
         point = self.search.point_of(self._pick(root, state))

@@ -24,13 +24,18 @@ def fillable_dame(board, color: int, dead: Iterable[int] = ()) -> int:
     """How many empty points no colour surrounds (``dead`` stones removed)
     ``color`` may fill: legal, and no losing self-atari (a seki's shared
     liberty is not one). By area each is a point to whoever fills it."""
+    return len(fillable_dame_points(board, color, dead))
+
+
+def fillable_dame_points(board, color: int, dead: Iterable[int] = ()) -> list[int]:
+    """The points :func:`fillable_dame` counts."""
     from imago.game.scoring import area_owners
 
     owners = area_owners(board, set(dead))
-    return sum(1 for p in board.on_board()
-               if owners[p] == EMPTY and board.cells[p] == EMPTY
-               and board.illegal_reason(p, color) is None
-               and not losing_self_atari(board, p, color))
+    return [p for p in board.on_board()
+            if owners[p] == EMPTY and board.cells[p] == EMPTY
+            and board.illegal_reason(p, color) is None
+            and not losing_self_atari(board, p, color)]
 
 
 def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
@@ -59,4 +64,4 @@ def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
     return dame
 
 
-__all__ = ["alive_in_atari", "fillable_dame", "open_points"]
+__all__ = ["alive_in_atari", "fillable_dame", "fillable_dame_points", "open_points"]
