@@ -578,3 +578,6 @@ def test_printsgf(engine, sgf_file, tmp_path):
     assert stone(engine, "E5") == BLACK and engine.state.current.is_pass
     assert error(engine, f"printsgf {tmp_path / 'no' / 'such' / 'dir.sgf'}") == \
         "cannot save file: No such file or directory"
+    assert "RU" not in ok(engine, "printsgf")
+    ok(engine, "kata-set-rules japanese")
+    assert "RU[Japanese]" in ok(engine, "printsgf")  # counted by territory

@@ -392,3 +392,17 @@ def test_a_komi_beyond_any_game_reads_back_as_written_not_as_fox_komi():
     assert "KM[200.0]" in text
     assert loads(text)[0].komi == 200.0
     assert loads("(;GM[1]FF[4]SZ[9]KM[750])")[0].komi == 7.5
+
+
+def test_a_game_counted_by_territory_is_written_with_japanese_rules():
+    from imago.game import GameState
+
+    game = GameState(9, 6.5)
+    game.scoring = "territory"
+    assert "KM[6.5]RU[Japanese]" in dumps(game)
+    loaded = loads("(;GM[1]SZ[9]RU[Chinese]KM[7.5];B[ee])")[0]
+    assert "RU[Chinese]" in dumps(loaded)  # area: the record's rules as read
+    loaded.scoring = "territory"
+    written = dumps(loaded)
+    assert "RU[Japanese]" in written and "Chinese" not in written
+    assert "RU" not in dumps(GameState(9, 7.5))

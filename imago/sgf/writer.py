@@ -3,7 +3,8 @@
 The root is written ``FF[4]GM[1]CA[UTF-8]`` then ``SZ``, ``KM`` and ``HA``
 (the game's ``size``, ``komi`` and ``handicap``; a raw value kept in
 ``root.properties`` is written as it was when it means the same number),
-then the root's other properties. Each node then has its move (``B[]``
+``RU[Japanese]`` for a game counted by territory, then the root's other
+properties. Each node then has its move (``B[]``
 for a pass), its setup stones (``AB``/``AW``/``AE``), ``PL`` where the
 side to move is not the natural one, and its other properties, with ``\\``
 and ``]`` escaped. Variations are written in parentheses, main line first.
@@ -17,10 +18,15 @@ from typing import Optional
 
 from imago.game import BLACK, EMPTY, WHITE, GameMove, GameState, opponent
 from imago.game.coords import SGF_LETTERS
+from imago.game.state import TERRITORY
 
 from .nodes import MAX_KOMI, escape, parse_handicap, parse_komi
 
 _GAME_FIELDS = frozenset(("FF", "GM", "CA", "SZ", "KM", "HA"))
+TERRITORY_RULES = "Japanese"
+"""``RU`` of a game counted by territory (:attr:`GameState.scoring`): the
+rules SGF readers know for it; an area-scored game keeps the ``RU`` it was
+loaded with, or none."""
 _MODELLED = frozenset(("B", "W", "AB", "AW", "AE", "PL"))
 _SETUP_NAMES = ((BLACK, "AB"), (WHITE, "AW"), (EMPTY, "AE"))
 
@@ -77,6 +83,8 @@ class _Writer:
             parts.append(f"HA[{escape(raw[0])}]")
         elif raw is not None or game.handicap:
             parts.append(f"HA[{game.handicap}]")
+        if game.scoring == TERRITORY:
+            parts.append(f"RU[{TERRITORY_RULES}]")
         return parts
 
     def setup(self, node: GameMove) -> list[str]:
@@ -106,7 +114,8 @@ class _Writer:
             parts.extend(self.setup(node))
         if node.to_move != natural:
             parts.append("PL[B]" if node.to_move == BLACK else "PL[W]")
-        skip = _GAME_FIELDS if is_root else ()
+        skip = (_GAME_FIELDS | {"RU"} if self.game.scoring == TERRITORY else _GAME_FIELDS) \
+            if is_root else ()
         if not node.has_properties:
             return "".join(parts)
         for name, values in node.properties.items():
