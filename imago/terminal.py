@@ -23,7 +23,7 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
-from imago.game.rulesets import KataRules, differences_warning, handicap_bonus_points
+from imago.game.rulesets import KataRules, differences_warning
 from imago.game.state import TERRITORY
 from imago import sgf
 from imago.sgf.errors import clip, quote
@@ -88,18 +88,21 @@ def apply_rules(state: GameState, rules: KataRules) -> None:
     """Count ``state`` as ``rules`` do: by their scoring (territory: the
     stones each side put on the board count against it, and a seki's eyes
     for nobody; :attr:`GameState.scoring_komi`), with White's handicap
-    bonus (Chinese: a point a handicap stone, AGA: one less) added to the
-    komi, as the GTP engine does under ``kata-set-rules``."""
+    bonus (Chinese: a point a handicap stone, AGA: one less; komi by area,
+    :attr:`GameState.game_komi`), as the GTP engine does under
+    ``kata-set-rules``."""
     state.scoring = rules.scoring.lower()
-    state.komi += handicap_bonus_points(rules.handicap_bonus, state.handicap)
+    state.handicap_bonus = rules.handicap_bonus
 
 
-def count_words(state: GameState, black: int, white: int, komi: float) -> str:
+def count_words(state: GameState, black: int, white: int) -> str:
     """``Black 45, White 36, komi 7.5``: what a count of ``state`` (``black``
-    and ``white`` the points by area) adds up from; under territory scoring
-    also the stones played, which count against each side (``komi`` is the
-    game's, without them)."""
-    words = f"Black {black}, White {white}, komi {komi:g}"
+    and ``white`` the points by area) adds up from: the komi, with White's
+    handicap bonus where the rules give one, and under territory scoring
+    the stones played, which count against each side."""
+    words = f"Black {black}, White {white}, komi {state.komi:g}"
+    if state.bonus_points:
+        words += f" and White's handicap bonus {state.bonus_points}"
     if state.scoring != TERRITORY:
         return words
     more = state.stone_difference()
@@ -222,14 +225,14 @@ class TerminalGame:
         every stone on the board counted as alive."""
         state = self.state
         black, white = area_counts(state.board)
-        return f"{state.result()} ({count_words(state, black, white, state.komi)})"
+        return f"{state.result()} ({count_words(state, black, white)})"
 
     def count_text(self, judged: Count) -> str:
         """``B+3.5 (Black 45, White 36, komi 7.5, dead: 2 black, 1 white)``:
         the final count ``judged`` and what it adds up from."""
         dead = (f", dead: {judged.dead_black} black, {judged.dead_white} white"
                 if judged.dead else "")
-        words = count_words(self.state, judged.black, judged.white, self.state.komi)
+        words = count_words(self.state, judged.black, judged.white)
         return f"{judged.result} ({words}{dead})"
 
     def final_count(self) -> Count:
@@ -291,10 +294,8 @@ class TerminalGame:
         """The opening lines: the game's settings and who plays what."""
         state = self.state
         settings = f"{state.size}x{state.size}, komi {state.komi:g}"
-        bonus = 0 if self.rules is None else handicap_bonus_points(self.rules.handicap_bonus,
-                                                                   state.handicap)
-        if bonus:
-            settings += f" ({state.komi - bonus:g} and White's handicap bonus {bonus})"
+        if state.bonus_points:
+            settings += f" and White's handicap bonus {state.bonus_points}"
         if state.handicap:
             settings += f", handicap {state.handicap}"
         if state.scoring == TERRITORY:

@@ -282,8 +282,8 @@ def test_rules_are_set_on_each_fresh_engine(suite, monkeypatch, capsys):
 
     (suite / "other.tst").write_text("loadsgf games/nine.sgf 3\n1 reg_genmove white\n#? [B9]\n")
     regress.run_suites(suite, make_engine, 9, rules="japanese")
-    assert len(engines) == 3 and all(e.scoring == "territory" for e in engines)  # a suite each
-    assert all(e.state.scoring == "territory" for e in engines)  # loadsgf kept them
+    # an engine a suite, each counting by territory after its loadsgf commands
+    assert len(engines) == 3 and all(e.state.scoring == "territory" for e in engines)
     monkeypatch.setattr("imago.engine.algorithm.create_algorithm",
                         lambda name, **options: FirstEmpty())
     assert regress.main([f"--dir={suite}", "--suites=other", "--rules=japanese"]) == 0

@@ -419,8 +419,9 @@ def test_territory_counts_the_stones_each_side_played_against_it():
 
 def test_chinese_rules_give_white_a_point_a_handicap_stone():
     out, _, game = play(["quit"], handicap=3, seed=1, rules=parse_rules("chinese"))
-    assert "imago: 9x9, komi 3.5 (0.5 and White's handicap bonus 3), handicap 3." in out
-    assert game.state.komi == 3.5 and game.state.scoring == "area"
+    assert "imago: 9x9, komi 0.5 and White's handicap bonus 3, handicap 3." in out
+    assert game.state.game_komi == 3.5 and game.state.komi == 0.5
+    assert game.state.scoring == "area"
 
 
 def test_a_loaded_game_is_counted_by_the_rules_given(tmp_path):

@@ -408,28 +408,45 @@ def test_rules_with_a_white_handicap_bonus_add_it_to_the_komi_of_handicap_games(
 
     ok(engine, "komi 0.5")
     ok(engine, "kata-set-rules chinese")
-    assert engine.state.komi == 0.5  # no handicap yet
+    assert engine.state.game_komi == 0.5  # no handicap yet
     ok(engine, "fixed_handicap 4")
-    assert engine.state.komi == 4.5
+    assert engine.state.game_komi == 4.5 and engine.state.komi == 0.5
     rules = json.loads(ok(engine, "kata-get-rules"))
     assert rules["whiteHandicapBonus"] == "N" and rules["komi"] == 0.5
     ok(engine, "play w e5")
     assert engine.count().komi == 4.5  # what final_score counts with
+    # the komi set, the handicap and the rules that add the bonus (SGF readers count so)
+    assert "KM[0.5]HA[4]RU[Chinese]" in ok(engine, "printsgf")
     ok(engine, "kgs-rules aga")
-    assert engine.state.komi == 3.5
+    assert engine.state.game_komi == 3.5
+    assert "KM[0.5]HA[4]RU[AGA]" in ok(engine, "printsgf")
     ok(engine, "komi 7.5")
-    assert engine.state.komi == 10.5
+    assert engine.state.game_komi == 10.5
     ok(engine, "clear_board")
-    assert engine.state.komi == 7.5
+    assert engine.state.game_komi == 7.5
     ok(engine, "set_free_handicap c3 g7")
-    assert engine.state.komi == 8.5
+    assert engine.state.game_komi == 8.5
     record = tmp_path / "handicap.sgf"
     record.write_text("(;GM[1]SZ[9]HA[3]KM[0.5]AB[cc][gg][cg];W[ee])")
     ok(engine, f"loadsgf {record}")  # the file's komi is the komi set
-    assert engine.state.komi == 2.5 and engine.komi == 0.5
+    assert engine.state.game_komi == 2.5 and engine.state.komi == 0.5
     ok(engine, 'kata-set-rules {"ko": "POSITIONAL", "suicide": false}')  # no bonus
-    assert engine.state.komi == 0.5
+    assert engine.state.game_komi == 0.5
     assert json.loads(ok(engine, "kata-get-rules"))["whiteHandicapBonus"] == "0"
+
+
+def test_the_search_plays_a_handicap_game_with_the_bonus_as_komi(engine):
+    """The search (its root's komi, the network's komi input) reads the
+    komi with White's handicap bonus, and a new game keeps the rules."""
+    ok(engine, "komi 0.5")
+    ok(engine, "kata-set-rules chinese")
+    ok(engine, "fixed_handicap 3")
+    search = engine.analysis_search()
+    search.set_root(engine.state, WHITE)
+    assert search.komi == search.root_komi == 3.5
+    ok(engine, "clear_board")
+    ok(engine, "fixed_handicap 2")
+    assert engine.state.game_komi == 2.5 and engine.state.handicap_bonus == "N"
 
 
 def test_territory_rules_count_the_stones_each_side_put_on_the_board(engine):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
 from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
                         final_ownership, format_board, format_result, index_to_vertex)
-from imago.game.rulesets import KataRules, differences_warning, handicap_bonus_points
+from imago.game.rulesets import KataRules, differences_warning
 from imago.game.state import AREA, TERRITORY
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
@@ -64,18 +64,12 @@ class GameEngine:
         algorithm: the :class:`DecisionAlgorithm` that chooses moves.
         time_control: the :class:`TimeControl` (clock and per-move budget).
         quit_requested: set by GTP ``quit``; the I/O loop stops after it.
-        komi, scoring, handicap_bonus: the komi set, and the scoring and
-            white handicap bonus of the rules set (:meth:`set_scoring`);
-            ``state.komi`` is the komi plus the bonus of the game's handicap.
     """
 
     def __init__(self, algorithm: DecisionAlgorithm, size: int = 19, komi: float = 7.5,
                  time_control: Optional[TimeControl] = None):
         self.algorithm = algorithm
         self.state = GameState(size, komi)
-        self.komi = komi
-        self.handicap_bonus = "0"
-        self.scoring = AREA
         self.time_control = time_control if time_control is not None else TimeControl()
         self.quit_requested = False
         self._playout_search: Optional[PUCTSearch] = None
@@ -124,7 +118,6 @@ class GameEngine:
         9x9 only) does not support; the game is then left as it was."""
         self.algorithm.check_size(size)
         self.state.clear(size)
-        self._apply_komi()
         self._new_game()
         if self._prepares:
             self._preparing = prepare_in_background(self.algorithm, size)
@@ -134,13 +127,11 @@ class GameEngine:
         the algorithm is ready (:meth:`wait_until_ready`)."""
         self.wait_until_ready()
         self.state.clear()
-        self._apply_komi()
         self._new_game()
 
     def set_komi(self, komi: float) -> None:
         """Set the komi (any finite number)."""
-        self.komi = komi
-        self._apply_komi()
+        self.state.komi = komi
 
     def set_scoring(self, scoring: str, handicap_bonus: str = "0") -> None:
         """Count the game as the rules set by ``kata-set-rules`` or
@@ -150,11 +141,12 @@ class GameEngine:
         ``"N"`` (Chinese: a point a stone), ``"N-1"`` (AGA: a point a stone
         after the first) or ``"0"``. Such a bonus is komi, so the game's
         komi (what the search, the network and the count read) is the komi
-        set plus the bonus of the handicap on the board."""
+        set plus the bonus of the handicap on the board
+        (:attr:`GameState.game_komi`). A new game, and a game loaded, keep
+        them."""
         if scoring not in (AREA, TERRITORY):
             raise ValueError(f"unknown scoring {scoring!r}")
-        self.scoring, self.handicap_bonus = scoring, handicap_bonus
-        self._apply_komi()
+        self.state.scoring, self.state.handicap_bonus = scoring, handicap_bonus
 
     def use_rules(self, rules: KataRules) -> Optional[str]:
         """Play under KataGo's ``rules`` (GTP's rules commands, ``imagocli
@@ -163,14 +155,6 @@ class GameEngine:
         imago plays otherwise (its board's ko and suicide rules), or None."""
         self.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
         return differences_warning(rules, "plays this game so")
-
-    def bonus_points(self) -> int:
-        """The points the handicap bonus gives White in this game."""
-        return handicap_bonus_points(self.handicap_bonus, self.state.handicap)
-
-    def _apply_komi(self) -> None:
-        self.state.komi = self.komi + self.bonus_points()
-        self.state.scoring = self.scoring
 
     def _new_game(self) -> None:
         self.time_control.reset_clocks()
@@ -241,7 +225,7 @@ class GameEngine:
             return search
         if self._playout_search is None:
             self._playout_search = PUCTSearch(PlayoutEvaluator(seed=1), batch_size=8, seed=1)
-        self._playout_search.evaluator.komi = self.state.komi
+        self._playout_search.evaluator.komi = self.state.game_komi
         return self._playout_search
 
     def clear_cache(self) -> None:
@@ -275,20 +259,15 @@ class GameEngine:
     def fixed_handicap(self, stones: int) -> list[int]:
         """Place a fixed handicap; returns the points. Raises ValueError
         ("board not empty", "invalid number of stones ...")."""
-        points = self.state.set_fixed_handicap(stones)
-        self._apply_komi()
-        return points
+        return self.state.set_fixed_handicap(stones)
 
     def place_free_handicap(self, stones: int) -> list[int]:
         """Let imago choose and place ``stones`` handicap stones."""
-        points = self.state.place_free_handicap(stones)
-        self._apply_komi()
-        return points
+        return self.state.place_free_handicap(stones)
 
     def set_free_handicap(self, points: list[int]) -> None:
         """Place handicap stones where the opponent chose."""
         self.state.set_free_handicap(points)
-        self._apply_komi()
 
     # ------------------------------------------------------------ scoring
     def ownership(self) -> list[float]:
@@ -390,9 +369,8 @@ class GameEngine:
         for child in list(node.children):
             node.remove_child(child)
         state.goto(node)
+        state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
         self.state = state
-        self.komi = state.komi
-        self._apply_komi()
         self._new_game()
 
     def sgf_text(self) -> str:

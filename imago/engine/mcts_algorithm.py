@@ -257,7 +257,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         alone = self._search_alone(state)
         self.search.self_atari = self.self_atari or alone
         self.search.by_score = alone  # the optimal result, not any win
-        self.playouts.komi = state.komi
+        self.playouts.komi = state.game_komi
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
                     stop=None, progress=None, interval: float = 1.0) -> Optional[int]:

@@ -13,6 +13,7 @@ from .constants import BLACK, WHITE
 from .coords import MAX_SIZE, from_index, to_index
 from .counting import Count, Rules, count
 from .handicap import fixed_handicap_points, free_handicap_points
+from .rulesets import handicap_bonus_points
 from .scoring import area_score, format_result
 from .tree import GameMove
 
@@ -39,15 +40,20 @@ class GameState:
 
     ``play`` accepts any colour order (GTP may repeat a colour); ``undo``
     goes back to the parent and forgets the move; ``back``/``forward``/
-    ``goto`` navigate without forgetting. ``scoring`` is :data:`AREA`
-    (imago's rules) or :data:`TERRITORY` (Japanese and Korean rules, as
-    GTP's rules commands set them; see :attr:`scoring_komi`).
+    ``goto`` navigate without forgetting. ``komi`` is the komi set (SGF's
+    ``KM``); ``handicap_bonus`` White's points for handicap stones by the
+    rules (``"0"``, ``"N"`` Chinese, ``"N-1"`` AGA; see :attr:`game_komi`,
+    the komi the game is played and counted with); ``scoring`` is
+    :data:`AREA` (imago's rules) or :data:`TERRITORY` (Japanese and Korean
+    rules; see :attr:`scoring_komi`). GTP's rules commands set the last
+    two; a new game (:meth:`clear`) keeps all three.
     """
 
     def __init__(self, size: int = 19, komi: float = 7.5):
         self.size = size
         self.komi = komi
         self.handicap = 0
+        self.handicap_bonus = "0"
         self.scoring = AREA
         self.root = GameMove.new_root(size)
         self.current = self.root
@@ -192,15 +198,28 @@ class GameState:
         return difference
 
     @property
+    def bonus_points(self) -> int:
+        """The points :attr:`handicap_bonus` gives White in this game."""
+        return handicap_bonus_points(self.handicap_bonus, self.handicap)
+
+    @property
+    def game_komi(self) -> float:
+        """The komi the game is played with (what the search, the network
+        and the count read): the komi set plus White's handicap bonus, which
+        by area is komi (a 4-stone game at komi 0.5 under Chinese rules is
+        played with 4.5)."""
+        return self.komi + self.bonus_points
+
+    @property
     def scoring_komi(self) -> float:
         """The komi with which an area count gives this game's result: the
-        komi, and under territory scoring (:attr:`scoring`) the stone
-        difference as well. Territory with prisoners (dead stones among
-        them) is the area count less the stones each side put on the
+        :attr:`game_komi`, and under territory scoring (:attr:`scoring`)
+        the stone difference as well. Territory with prisoners (dead stones
+        among them) is the area count less the stones each side put on the
         board, so one count serves both (with a seki tax: :attr:`rules`)."""
         if self.scoring == TERRITORY:
-            return self.komi + self.stone_difference()
-        return self.komi
+            return self.game_komi + self.stone_difference()
+        return self.game_komi
 
     @property
     def rules(self) -> Rules:

@@ -106,8 +106,9 @@ def _kata_get_rules(engine: GameEngine) -> str:
     """The rules imago plays, as KataGo's rules object, with the komi set
     and the scoring and white handicap bonus of the rules set last (area
     and ``0`` by default)."""
-    return json.dumps({**IMAGO_RULES, "scoring": engine.scoring.upper(),
-                       "whiteHandicapBonus": engine.handicap_bonus, "komi": engine.komi},
+    state = engine.state
+    return json.dumps({**IMAGO_RULES, "scoring": state.scoring.upper(),
+                       "whiteHandicapBonus": state.handicap_bonus, "komi": state.komi},
                       sort_keys=True, separators=(",", ":"))
 
 

@@ -43,9 +43,9 @@ class RootSetup:
         :attr:`play_on_after_passes`: then it is searched as though play
         resumed (the passes that ended it forgotten; a line of the search
         still ends with two passes of its own)."""
-        if state.komi != self.komi:
+        if state.game_komi != self.komi:
             self.cache.clear()
-        self.komi = state.komi
+        self.komi = state.game_komi  # the handicap bonus included
         self.territory = state.scoring == TERRITORY
         self.root_komi = state.scoring_komi  # the komi the root's position is counted with
         current = state.current

@@ -3,8 +3,8 @@
 The root is written ``FF[4]GM[1]CA[UTF-8]`` then ``SZ``, ``KM`` and ``HA``
 (the game's ``size``, ``komi`` and ``handicap``; a raw value kept in
 ``root.properties`` is written as it was when it means the same number),
-``RU[Japanese]`` for a game counted by territory, then the root's other
-properties. Each node then has its move (``B[]``
+``RU`` for a game played under rules other than imago's own
+(:func:`rules_name`), then the root's other properties. Each node then has its move (``B[]``
 for a pass), its setup stones (``AB``/``AW``/``AE``), ``PL`` where the
 side to move is not the natural one, and its other properties, with ``\\``
 and ``]`` escaped. Variations are written in parentheses, main line first.
@@ -23,10 +23,19 @@ from imago.game.state import TERRITORY
 from .nodes import MAX_KOMI, escape, parse_handicap, parse_komi
 
 _GAME_FIELDS = frozenset(("FF", "GM", "CA", "SZ", "KM", "HA"))
-TERRITORY_RULES = "Japanese"
-"""``RU`` of a game counted by territory (:attr:`GameState.scoring`): the
-rules SGF readers know for it; an area-scored game keeps the ``RU`` it was
-loaded with, or none."""
+BONUS_RULES = {"N": "Chinese", "N-1": "AGA"}
+"""``RU`` of an area-scored game by its white handicap bonus."""
+
+
+def rules_name(game: GameState) -> Optional[str]:
+    """The ``RU`` the game's rules are written with: ``Japanese`` for a game
+    counted by territory, ``Chinese`` or ``AGA`` for one with White's
+    handicap bonus (``KM`` is then the komi set, the bonus left to the
+    rules, as SGF readers count it); None: the record's own ``RU``, or
+    none (imago's area scoring without a bonus)."""
+    if game.scoring == TERRITORY:
+        return "Japanese"
+    return BONUS_RULES.get(game.handicap_bonus)
 _MODELLED = frozenset(("B", "W", "AB", "AW", "AE", "PL"))
 _SETUP_NAMES = ((BLACK, "AB"), (WHITE, "AW"), (EMPTY, "AE"))
 
@@ -83,8 +92,9 @@ class _Writer:
             parts.append(f"HA[{escape(raw[0])}]")
         elif raw is not None or game.handicap:
             parts.append(f"HA[{game.handicap}]")
-        if game.scoring == TERRITORY:
-            parts.append(f"RU[{TERRITORY_RULES}]")
+        rules = rules_name(game)
+        if rules is not None:
+            parts.append(f"RU[{rules}]")
         return parts
 
     def setup(self, node: GameMove) -> list[str]:
@@ -114,7 +124,7 @@ class _Writer:
             parts.extend(self.setup(node))
         if node.to_move != natural:
             parts.append("PL[B]" if node.to_move == BLACK else "PL[W]")
-        skip = (_GAME_FIELDS | {"RU"} if self.game.scoring == TERRITORY else _GAME_FIELDS) \
+        skip = (_GAME_FIELDS | {"RU"} if rules_name(self.game) else _GAME_FIELDS) \
             if is_root else ()
         if not node.has_properties:
             return "".join(parts)

@@ -89,7 +89,7 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
     else:
         own_black = arrays["ownership"][0] * (1 if colors[0] == BLACK else -1)
     return GameRecord(
-        size=size, komi=float(state.komi), planes=arrays["planes"], to_move=colors,
+        size=size, komi=float(state.game_komi), planes=arrays["planes"], to_move=colors,
         moves=arrays["moves"], policy=policy, full=np.ones(n, bool),
         searched=arrays["values"], winner=winner,
         score=float(lead) if lead is not None else 0.0,

@@ -307,7 +307,7 @@ def _finish(game: _Game, settings: SelfPlaySettings, plane_set: str, ended: str,
     winner, result = outcome(state, ended == "resigned", judged)
     state.root.properties["RE"] = [result]
     record = GameRecord(
-        size=size, komi=float(state.komi), planes=np.stack(game.planes),
+        size=size, komi=float(state.game_komi), planes=np.stack(game.planes),
         to_move=np.asarray(game.to_move, np.int8), moves=np.asarray(game.moves, np.int16),
         policy=np.stack(game.policy), full=np.asarray(game.full[:len(game.moves)], bool),
         searched=np.asarray(game.searched, np.float32), winner=winner,

@@ -82,7 +82,7 @@ def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = Non
     black = np.where(color == 1, 1.0, -1.0).astype(np.float32)
     result = (state.root.properties.get("RE") or [None])[0]
     lead = result_lead(result)
-    arrays["komi"] = np.full(n, state.komi, dtype=np.float32)
+    arrays["komi"] = np.full(n, state.game_komi, dtype=np.float32)
     arrays["color"] = color
     arrays["lead"] = (black * (lead or 0.0)).astype(np.float32)
     arrays["lead_mask"] = np.full(n, lead is not None, dtype=np.uint8)
