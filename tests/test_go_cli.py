@@ -537,7 +537,8 @@ def test_go_py_help():
     (["-o", "bogus"], "expected KEY=VALUE, not 'bogus'"),
     (["--rules", "chess"], "argument --rules: unknown rules"),
     (["--rules", "{scoring"], "argument --rules: not a JSON object of rule options"),
-    (["--rules", '{"scoring": "EYES"}'], "argument --rules: rules option scoring must be one of AREA, TERRITORY"),
+    (["--rules", '{"scoring": "EYES"}'],
+     "argument --rules: rules option scoring must be one of AREA, TERRITORY"),
 ])
 def test_go_py_refuses_bad_options_with_reasons(args, reason):
     proc = run_go(args)
