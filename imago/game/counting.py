@@ -126,13 +126,6 @@ class Count:
             return WHITE
         return None
 
-    def describe(self) -> str:
-        """``B+3.5 (Black 45, White 36, komi 7.5, dead: 2 black, 1 white)``;
-        the dead part only when stones were removed."""
-        dead = (f", dead: {self.dead_black} black, {self.dead_white} white"
-                if self.dead else "")
-        return f"{self.result} (Black {self.black}, White {self.white}, komi {self.komi:g}{dead})"
-
 
 def playout_ownership(board: GameBoard, to_move: int, playouts: int = 100,
                       rng: Optional[random.Random] = None) -> list[float]:

@@ -4,11 +4,12 @@ The root is written ``FF[4]GM[1]CA[UTF-8]`` then ``SZ``, ``KM`` and ``HA``
 (the game's ``size``, ``komi`` and ``handicap``; a raw value kept in
 ``root.properties`` is written as it was when it means the same number),
 ``RU`` for a game played under rules other than imago's own
-(:func:`rules_name`), then the root's other properties. Each node then has its move (``B[]``
-for a pass), its setup stones (``AB``/``AW``/``AE``), ``PL`` where the
-side to move is not the natural one, and its other properties, with ``\\``
-and ``]`` escaped. Variations are written in parentheses, main line first.
-Reading the text back gives the same tree (see :mod:`.convert`).
+(:func:`rules_name`), then the root's other properties. Each node then
+has its move (``B[]`` for a pass), its setup stones (``AB``/``AW``/``AE``),
+``PL`` where the side to move is not the natural one, and its other
+properties, with ``\\`` and ``]`` escaped. Variations are written in
+parentheses, main line first. Reading the text back gives the same tree
+(see :mod:`.convert`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from imago.game.state import TERRITORY
 from .nodes import MAX_KOMI, escape, parse_handicap, parse_komi
 
 _GAME_FIELDS = frozenset(("FF", "GM", "CA", "SZ", "KM", "HA"))
+_MODELLED = frozenset(("B", "W", "AB", "AW", "AE", "PL"))
+_SETUP_NAMES = ((BLACK, "AB"), (WHITE, "AW"), (EMPTY, "AE"))
 BONUS_RULES = {"N": "Chinese", "N-1": "AGA"}
 """``RU`` of an area-scored game by its white handicap bonus."""
 
@@ -36,8 +39,6 @@ def rules_name(game: GameState) -> Optional[str]:
     if game.scoring == TERRITORY:
         return "Japanese"
     return BONUS_RULES.get(game.handicap_bonus)
-_MODELLED = frozenset(("B", "W", "AB", "AW", "AE", "PL"))
-_SETUP_NAMES = ((BLACK, "AB"), (WHITE, "AW"), (EMPTY, "AE"))
 
 
 def format_number(value: float) -> str:
