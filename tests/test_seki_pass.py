@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from imago.engine.algorithm import RESIGN, create_algorithm
-from imago.game import (BLACK, EMPTY, WHITE, GameState, area_score, count, dead_stones,
-                        final_ownership, index_to_vertex, vertex_to_index)
+import imago.search.puct as puct
+from imago.game import (BLACK, EMPTY, WHITE, GameState, area_counts, area_score, count,
+                        dead_stones, final_ownership, index_to_vertex, vertex_to_index)
+from imago.game.counting import seki_taxed_owners, seki_taxed_score
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
 from imago.game.seki import losing_self_atari, seki_survivors, semeai_losers, semeai_races
@@ -237,6 +239,34 @@ def test_territory_scoring_counts_a_sekis_eyes_for_nobody():
     assert (judged.black, judged.white) == (area.black - 1, area.white - 1)
     assert judged.komi == 7.5 + game.stone_difference()
     assert judged.score == pytest.approx(area.score - game.stone_difference())
+
+
+def test_a_line_of_the_search_ending_in_a_seki_counts_its_eyes_for_nobody_by_territory(
+        monkeypatch):
+    """A finished line of the search (two passes) is counted as the game
+    would be: under territory scoring the seki's eyes A9 and E9 are
+    nobody's, a point less for each side than by area (the search's komi
+    holds the stones played)."""
+    game = game_from(ONE_EYE_EACH)
+    board = game.board
+    owners = seki_taxed_owners(board)
+    assert {v: owners[vertex_to_index(v, 9)] for v in ("A9", "C9", "E9")} == \
+        {"A9": EMPTY, "C9": EMPTY, "E9": EMPTY}
+    black, white = area_counts(board)
+    assert (owners.count(BLACK), owners.count(WHITE)) == (black - 1, white - 1)
+    assert seki_taxed_score(board, 7.5) == black - white - 7.5
+    search = PUCTSearch(AreaEvaluator(), batch_size=4, seed=1)
+    game.scoring = "territory"
+    search.set_root(game, BLACK)
+    calls = []
+    monkeypatch.setattr(puct, "seki_taxed_score",
+                        lambda *args: calls.append(args) or seki_taxed_score(*args))
+    assert search._terminal_score(board, WHITE, 7.5) == -(black - white - 7.5)
+    assert len(calls) == 1  # by territory; by area the plain area count
+    game.scoring = "area"
+    search.set_root(game, BLACK)
+    assert search._terminal_score(board, WHITE, 7.5) == -(black - white - 7.5)  # one eye each
+    assert len(calls) == 1
 
 
 SEKI_WITH_A_CAPTURE_INSIDE = diagram("""

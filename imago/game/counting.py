@@ -301,6 +301,27 @@ def _revive_race_winners(board: GameBoard, dead: list[int],
     return sorted(dead_set)
 
 
+def seki_taxed_owners(board: GameBoard, dead: Sequence[int] = ()) -> list[int]:
+    """The owner of every cell as the stones stand (``dead`` removed: area
+    counting) with Japanese rules' seki tax: the eyes of a seki are
+    nobody's (see :func:`_tax_seki_eyes`)."""
+    dead = list(dead)
+    owners = area_owners(board, dead)
+    seki = seki_stones(board, dead)
+    if seki:
+        _tax_seki_eyes(board, owners, set(seki))
+    return owners
+
+
+def seki_taxed_score(board: GameBoard, komi: float, dead: Sequence[int] = ()) -> float:
+    """Black's score by :func:`seki_taxed_owners`, ``komi`` included. Under
+    territory scoring, where ``komi`` holds the stones played, this is the
+    territory result of a position as it stands: what a search's line that
+    ends with two passes is worth."""
+    owners = seki_taxed_owners(board, dead)
+    return owners.count(BLACK) - owners.count(WHITE) - komi
+
+
 def _tax_seki_eyes(board: GameBoard, owners: list[int], seki: set[int]) -> None:
     """Make nobody's (in ``owners``) each region a colour owns, its empty
     points and dead stones, whose bordering stones of that colour all stand
@@ -374,7 +395,8 @@ def wins_whatever_unsettled(board: GameBoard, judged: Count, color: int) -> bool
     return sign * area_score(board, judged.komi, dead) > 0
 
 
-__all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good",
+__all__ = ["Rules", "Count", "count", "passing_wins", "lost_for_good", "seki_taxed_owners",
+           "seki_taxed_score",
            "wins_whatever_unsettled", "final_ownership",
            "playout_ownership", "dead_stones", "seki_stones", "final_owners",
            "DEAD_THRESHOLD", "NEUTRAL_THRESHOLD", "SETTLED_THRESHOLD"]

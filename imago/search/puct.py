@@ -66,6 +66,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from imago.game import GameMove, GameState, area_score
+from imago.game.counting import seki_taxed_score
 
 from .leaf import HISTORY, Evaluator, Leaf, action_points, point_actions
 from .reports import LCB_MIN_SHARE, LCB_Z, SearchReports
@@ -455,14 +456,15 @@ class PUCTSearch(RootSetup, SearchReports):
 
     def _terminal_score(self, board, to_move: int, komi: float) -> float:
         """Two passes: the area score with the line's ``komi`` decides (see
-        :attr:`territory`), with the stones the root's count judged dead
+        :attr:`territory`; under territory scoring with the seki tax, a
+        seki's eyes nobody's), with the stones the root's count judged dead
         removed while they stand (:meth:`assume_dead`); the score for the
         player to move."""
         dead = self._dead
         if dead:
             cells = board.cells
             dead = [p for p, c in dead if cells[p] == c]
-        score = area_score(board, komi, dead)
+        score = (seki_taxed_score if self.territory else area_score)(board, komi, dead)
         return score if to_move == 1 else -score
 
     def _settled(self, root: SearchNode, target, deadline, start, done) -> bool:
