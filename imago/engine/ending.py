@@ -98,14 +98,16 @@ class GameEnding:
             return False
         return abs(judged.score) > dame
 
-    def _board_move_gain(self, root: SearchNode) -> Optional[tuple[float, float, float]]:
-        """What the search's best board move gains over its pass, ``(value,
-        score lead, noise)`` from their mean results (values are 2 x win
-        rate - 1; noise is the value gain's standard error at most, values
-        spreading over [-1, 1]: ``sqrt(1 / n_move + 1 / n_pass)``); None
-        while the pass is not searched enough (or either is missing)."""
+    def _board_move_gain(self, root: SearchNode, edge: Optional[int] = None
+                         ) -> Optional[tuple[float, float, float]]:
+        """What the search's best board move (or the move of the root's
+        ``edge``) gains over its pass, ``(value, score lead, noise)`` from
+        their mean results (values are 2 x win rate - 1; noise is the value
+        gain's standard error at most, values spreading over [-1, 1]:
+        ``sqrt(1 / n_move + 1 / n_pass)``); None while the pass is not
+        searched enough (or either is missing)."""
         pass_edge = root.edge(self.search.size ** 2)
-        best = self._best_board_edge(root)
+        best = self._best_board_edge(root) if edge is None else edge
         if pass_edge < 0 or best < 0 or root.visits[pass_edge] < MIN_PASS_VISITS:
             return None
         n_pass, n_best = root.visits[pass_edge], root.visits[best]
@@ -145,22 +147,16 @@ class GameEnding:
         if not dame:
             return None
         search = self.search
-        pass_edge = root.edge(search.size ** 2)
         best, best_visits = -1, 0.0
         for edge, (action, n) in enumerate(zip(root.moves.tolist(), root.visits.tolist())):
             if n > best_visits and search.point_of(int(action)) in dame:
                 best, best_visits = edge, n
         if best < 0:
             return None
-        if pass_edge >= 0 and root.visits[pass_edge] >= MIN_PASS_VISITS:
-            n_pass = root.visits[pass_edge]
-            noise = math.sqrt(1.0 / best_visits + 1.0 / n_pass)
-            value_loss = root.values[pass_edge] / n_pass - root.values[best] / best_visits
-            if value_loss - noise > 2 * OVER_WINRATE:
-                return None
-            if search.scored and (root.scores[pass_edge] / n_pass
-                                  - root.scores[best] / best_visits) > DAME_LEAD_TOLERANCE:
-                return None
+        gain = self._board_move_gain(root, best)  # None: the pass not searched enough
+        if gain is not None and (-gain[0] - gain[2] > 2 * OVER_WINRATE
+                                 or (search.scored and -gain[1] > DAME_LEAD_TOLERANCE)):
+            return None
         return search.point_of(int(root.moves[best]))
 
     def _pass_is_as_good(self, root: SearchNode) -> bool:
