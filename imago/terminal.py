@@ -23,7 +23,7 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
-from imago.game.rulesets import KataRules, differences_warning
+from imago.game.rulesets import KataRules, differences_warning, parse_rules
 from imago.game.state import TERRITORY
 from imago import sgf
 from imago.sgf.errors import clip, quote
@@ -93,6 +93,34 @@ def apply_rules(state: GameState, rules: KataRules) -> None:
     ``kata-set-rules``."""
     state.scoring = rules.scoring.lower()
     state.handicap_bonus = rules.handicap_bonus
+
+
+def settings_words(state: GameState) -> str:
+    """``9x9, komi 0.5 and White's handicap bonus 2, handicap 2``: the size,
+    the komi (and bonus), the handicap and, where it is not area, the
+    scoring."""
+    words = f"{state.size}x{state.size}, komi {state.komi:g}"
+    if state.bonus_points:
+        words += f" and White's handicap bonus {state.bonus_points}"
+    if state.handicap:
+        words += f", handicap {state.handicap}"
+    if state.scoring == TERRITORY:
+        words += ", territory scoring"
+    return words
+
+
+def record_rules(state: GameState) -> tuple[Optional[KataRules], str]:
+    """The rules a loaded record names in its ``RU`` (KataGo's names:
+    ``Japanese``, ``Chinese``, ``AGA``, ...), and what to tell the player:
+    ``(None, "")`` without one, ``(None, reason)`` for one imago does not
+    know (the game is then counted by area)."""
+    given = state.root.properties.get("RU")
+    if not given or not given[0].strip():
+        return None, ""
+    try:
+        return parse_rules(given[0]), ""
+    except ValueError:
+        return None, f"its rules {quote(clip(given[0]))} are not a set imago knows: counted by area"
 
 
 def count_words(state: GameState, black: int, white: int) -> str:
@@ -169,8 +197,9 @@ class TerminalGame:
         """Dead stones as the players settled them with ``dead``; None: as
         the count judges them."""
         self.rules: Optional[KataRules] = None
-        """The rules the game is counted by (None: area scoring), applied
-        again to a game loaded with ``load``."""
+        """The rules given for the game (go.py's ``--rules``; None: area
+        scoring), applied again to a game loaded with ``load``; without
+        them a loaded game is counted by its record's ``RU``."""
 
     @classmethod
     def create(cls, stdin: TextIO, stdout: TextIO, size: int = DEFAULT_SIZE,
@@ -293,14 +322,7 @@ class TerminalGame:
     def introduce(self) -> None:
         """The opening lines: the game's settings and who plays what."""
         state = self.state
-        settings = f"{state.size}x{state.size}, komi {state.komi:g}"
-        if state.bonus_points:
-            settings += f" and White's handicap bonus {state.bonus_points}"
-        if state.handicap:
-            settings += f", handicap {state.handicap}"
-        if state.scoring == TERRITORY:
-            settings += ", territory scoring"
-        self.say(f"imago: {settings}.")
+        self.say(f"imago: {settings_words(state)}.")
         warning = None if self.rules is None else differences_warning(self.rules, "plays so")
         if warning:
             self.say(f"Rules: {warning}.")
@@ -577,15 +599,17 @@ class TerminalGame:
             return
         state = games[0]
         *_, state.current = state.root.main_line()
-        if self.rules is not None:
-            apply_rules(state, self.rules)
+        rules, problem = (self.rules, "") if self.rules is not None else record_rules(state)
+        if rules is not None:
+            apply_rules(state, rules)
         self.state = state
         self.resigned = None
         for player in set(p for p in self.players.values() if p is not None):
             player.new_game(state)
         extra = f" (the first of {len(games)} games)" if len(games) > 1 else ""
-        self.say(f"Loaded {argument}{extra}: {state.size}x{state.size}, "
-                 f"komi {state.komi:g}, {state.current.number} moves.")
+        moves = state.current.number
+        self.say(f"Loaded {argument}{extra}: {settings_words(state)}, {moves} "
+                 f"move{'' if moves == 1 else 's'}" + (f"; {problem}." if problem else "."))
         self.show_board()
         self._after_change()
 

@@ -433,6 +433,38 @@ def test_a_loaded_game_is_counted_by_the_rules_given(tmp_path):
     assert game.state.scoring == "territory"
 
 
+def test_a_loaded_game_is_counted_by_its_records_rules(tmp_path):
+    japanese = tmp_path / "japanese.sgf"
+    japanese.write_text("(;SZ[9]KM[6.5]RU[Japanese];B[ee];W[];B[])", encoding="utf-8")
+    out, _, game = hvh([f"load {japanese}", "quit"])
+    assert f"Loaded {japanese}: 9x9, komi 6.5, territory scoring, 3 moves." in out
+    assert "Game over: B+73.5 (Black 81, White 0, komi 6.5; by territory: Black put 1 " \
+        "stone more on the board)" in out
+    chinese = tmp_path / "chinese.sgf"
+    chinese.write_text("(;SZ[9]KM[0.5]HA[2]RU[Chinese]AB[cc][gg];W[ee])", encoding="utf-8")
+    out, _, game = hvh([f"load {chinese}", "quit"])
+    assert f"Loaded {chinese}: 9x9, komi 0.5 and White's handicap bonus 2, handicap 2, " \
+        "1 move." in out
+    assert game.state.game_komi == 2.5
+    odd = tmp_path / "odd.sgf"
+    odd.write_text("(;SZ[9]KM[7.5]RU[Chess];B[ee])", encoding="utf-8")
+    out, _, game = hvh([f"load {odd}", "quit"])
+    assert f"Loaded {odd}: 9x9, komi 7.5, 1 move; its rules 'Chess' are not a set imago " \
+        "knows: counted by area." in out
+    assert game.state.scoring == "area"
+    # rules given on the command line win over the record's
+    out, _, game = hvh([f"load {japanese}", "quit"], rules=parse_rules("chinese"))
+    assert game.state.scoring == "area" and game.state.handicap_bonus == "N"
+
+
+def test_a_game_saved_under_japanese_rules_loads_under_them(tmp_path):
+    path = tmp_path / "saved.sgf"
+    hvh(["e5", "d5", f"save {path}", "quit"], rules=parse_rules("japanese"))
+    assert "RU[Japanese]" in path.read_text(encoding="utf-8")
+    out, _, game = hvh([f"load {path}", "quit"])
+    assert game.state.scoring == "territory" and game.state.komi == 6.5
+
+
 def test_go_py_rules_option():
     proc = run_go(["--human-vs-human", "--rules", "korean"], "e5\npass\npass\nquit\n")
     assert proc.returncode == 0
