@@ -49,6 +49,33 @@ def test_review_writes_the_sgf_beside_the_game_and_a_summary(game, capsys):
     assert "BM[1]" in text and "SBKV[" in text and "Move 3 B G7: mistake" in text
 
 
+def test_rules_are_the_querys_and_named_in_the_review(game, tmp_path, capsys):
+    """imago's rules by default; --rules NAME (or its JSON object) goes into the
+    query as given; --rules record takes the record's RU, imago's without one."""
+    fake = FakeAnalyzer(LEADS)
+    assert run_main(lambda a: cli.main(a, analyze=fake), [str(game), "-q"], capsys)[0] == 0
+    assert fake.queries[-1]["rules"]["scoring"] == "AREA"
+    assert "area scoring, positional superko." in game.with_name("game-review.sgf").read_text()
+    assert run_main(lambda a: cli.main(a, analyze=fake), [str(game), "-q", "--rules",
+                                                          "japanese"], capsys)[0] == 0
+    assert fake.queries[-1]["rules"] == "japanese"
+    assert "komi 7.5, territory scoring, positional superko (japanese rules)." in \
+        game.with_name("game-review.sgf").read_text()
+    assert run_main(lambda a: cli.main(a, analyze=fake),
+                    [str(game), "-q", "--rules", '{"scoring": "TERRITORY"}'], capsys)[0] == 0
+    assert fake.queries[-1]["rules"] == {"scoring": "TERRITORY"}
+    assert run_main(lambda a: cli.main(a, analyze=fake), [str(game), "-q", "--rules",
+                                                          "record"], capsys)[0] == 0
+    assert fake.queries[-1]["rules"]["scoring"] == "AREA"  # the record names none
+    chinese = tmp_path / "chinese.sgf"
+    chinese.write_text(GAME.replace("KM[7.5]", "KM[7.5]RU[Chinese]"))
+    assert run_main(lambda a: cli.main(a, analyze=fake), [str(chinese), "-q", "--rules",
+                                                          "record"], capsys)[0] == 0
+    assert fake.queries[-1]["rules"] == "Chinese"
+    assert "area scoring, White's handicap bonus N, positional superko (Chinese rules)." \
+        in chinese.with_name("chinese-review.sgf").read_text()
+
+
 def test_plot_and_report_are_written(game, tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="plots need matplotlib (pip install "
                         "'imago[review]')")
@@ -123,6 +150,8 @@ def test_the_game_itself_is_not_overwritten(game, capsys):
     (["--visits", "0"], "expected a whole number >= 1"),
     (["--thresholds", "3,2,1"], "increasing order"),
     (["--komi", "nan"], "expected a number from -150 to 150"),
+    (["--rules", "chess"], "argument --rules: unknown rules"),
+    (["--rules", "{scoring"], "argument --rules: not a JSON object of rule options"),
 ])
 def test_bad_options_are_usage_errors(argv, words, game, capsys):
     status, out, err = run_main(lambda a: cli.main(a, analyze=never), [str(game)] + argv,

@@ -12,6 +12,7 @@ and exit status 1 (2 for a usage error), before any analysis where it can.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -19,7 +20,10 @@ from typing import Any, Callable, Optional
 
 from imago.sgf.files import file_problem, open_regular_file
 
-from .game import Analyze, Response, ReviewError, Thresholds, load_record, review_game
+from imago.game.rulesets import parse_rules
+
+from .game import (Analyze, Response, ReviewError, Thresholds, load_record, record_rules,
+                   review_game)
 from .report import html_report, summary_text
 from .sgfout import write_review_sgf
 
@@ -45,9 +49,15 @@ than the inaccuracy threshold.
 Only the main line is reviewed. Setup stones after the start (AB/AW/AE in a
 later node) start the review afresh from that position; the moves before
 them are not analysed (the summary says so). Positions are analysed under
-imago's rules: area scoring, positional superko, the record's komi.
+imago's rules (area scoring, positional superko, the record's komi) unless
+--rules names others: KataGo's names or JSON object (japanese counts by
+territory, so a stone played inside one's own territory loses a point), or
+`record` for the rules the record's RU names.
 """
 
+
+RECORD_RULES = "record"
+"""``--rules record``: the rules the record's ``RU`` names (imago's without one)."""
 
 def _thresholds(text: str) -> Thresholds:
     try:
@@ -73,6 +83,22 @@ def _komi(text: str) -> float:
         value = math.nan
     if not math.isfinite(value) or abs(value) > 150:
         raise argparse.ArgumentTypeError(f"expected a number from -150 to 150, not {text!r}")
+    return value
+
+
+def _rules(text: str) -> Any:
+    """``--rules``: ``record``, a KataGo rules name, or its JSON object (the
+    analysis query's ``rules`` as given, checked here)."""
+    if text.strip().lower() == RECORD_RULES:
+        return RECORD_RULES
+    try:
+        value = json.loads(text) if text.lstrip().startswith("{") else text.strip()
+    except json.JSONDecodeError as error:
+        raise argparse.ArgumentTypeError(f"not a JSON object of rule options: {error}") from None
+    try:
+        parse_rules(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return value
 
 
@@ -106,6 +132,11 @@ def build_parser(prog: str = "imago review") -> argparse.ArgumentParser:
     parser.add_argument("--komi", type=_komi, metavar="K",
                         help="komi to use instead of the record's KM (without KM: 7.5, or 0.5 "
                              "with handicap)")
+    parser.add_argument("--rules", type=_rules, default=None, metavar="NAME",
+                        help="analyse under these rules: KataGo's names (japanese counts by "
+                             "territory, chinese adds White's handicap bonus), its JSON "
+                             "object, or 'record' for the record's RU (default: imago's, area "
+                             "scoring)")
     parser.add_argument("--game", type=_positive, default=1, metavar="N", dest="game_number",
                         help="which game of a collection (default 1)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
@@ -225,6 +256,7 @@ def _run(args: argparse.Namespace, analyze: Optional[Analyze]) -> int:
                 raise ReviewError(problem)
             plotting = None
     record = load_record(args.game, game_index=args.game_number - 1, komi=args.komi)
+    rules = record_rules(record) if args.rules == RECORD_RULES else args.rules
 
     close: Callable[[bool], None] = _no_engine
     if analyze is None:
@@ -232,7 +264,7 @@ def _run(args: argparse.Namespace, analyze: Optional[Analyze]) -> int:
     progress = Progress(len(record.moves) + 1, enabled=not args.quiet)
     try:
         review = review_game(record, analyze, visits=args.visits, thresholds=args.thresholds,
-                             on_response=progress)
+                             on_response=progress, rules=rules)
     except BaseException as err:
         progress.close()
         close(False)  # Ctrl-C or a failure: stop the searches, do not finish them

@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from imago.game.rulesets import IMAGO_RULES
+from imago.game.rulesets import IMAGO_RULES, parse_rules
 from imago.game import BLACK, WHITE, GameMove, GameState, color_letter, index_to_vertex, opponent
 from imago.sgf import SGFError, load
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
@@ -314,6 +314,14 @@ class Review:
     moves: list[MoveReview]
     thresholds: Thresholds
     visits: int
+    rules: Any = None
+    """The rules the positions were analysed under (the query's ``rules``:
+    a KataGo name or object); None: imago's (:data:`IMAGO_RULES`)."""
+
+    def rules_words(self) -> str:
+        """``area scoring, positional superko`` (imago's rules), or the
+        scoring, the handicap bonus and the name of the rules given."""
+        return rules_words(self.rules)
 
     def graded(self, color: Optional[int] = None) -> list[MoveReview]:
         """The moves with a grade (of ``color`` only, if given)."""
@@ -396,17 +404,45 @@ def judge(move: MoveReview, thresholds: Thresholds) -> None:
     move.grade = thresholds.grade(move.points_lost)
 
 
+def rules_words(rules: Any) -> str:
+    """What the analysis ``rules`` (a KataGo name or object; None: imago's)
+    count by, in words: ``territory scoring, positional superko (japanese
+    rules)``. imago plays positional superko whatever the rules say."""
+    if rules is None:
+        return "area scoring, positional superko"
+    kata = parse_rules(rules)
+    words = f"{kata.scoring.lower()} scoring"
+    if kata.handicap_bonus != "0":
+        words += f", White's handicap bonus {kata.handicap_bonus}"
+    name = rules if isinstance(rules, str) else "given"
+    return f"{words}, positional superko ({name} rules)"
+
+
+def record_rules(record: GameRecord) -> Optional[str]:
+    """The rules the record's ``RU`` names when imago knows them (KataGo's
+    names: ``Japanese``, ``Chinese``, ``AGA``, ...), else None."""
+    given = record.game.root.properties.get("RU")
+    if not given or not given[0].strip():
+        return None
+    try:
+        parse_rules(given[0])
+    except ValueError:
+        return None
+    return given[0].strip()
+
+
 def review_game(record: GameRecord, analyze: Analyze, *, visits: int = 100,
                 thresholds: Thresholds = Thresholds(), perspective: str = "BLACK",
                 on_response: Optional[Callable[[Response], None]] = None,
-                query_id: str = "review") -> Review:
+                query_id: str = "review", rules: Any = None) -> Review:
     """Analyse every turn of ``record`` with one query through ``analyze``
-    and judge each move. ``on_response`` sees each final response as it
+    under ``rules`` (a KataGo rules name or object; None: imago's) and
+    judge each move. ``on_response`` sees each final response as it
     arrives (a progress bar). Raises :class:`ReviewError` when the engine
     answers with an error or malformed responses."""
     if perspective not in PERSPECTIVES:
         raise ValueError(f"perspective must be one of {PERSPECTIVES}, not {perspective!r}")
-    query = build_query(record, visits, query_id=query_id)
+    query = build_query(record, visits, query_id=query_id, rules=rules)
     responses = analyze(query, on_response)
     positions: list[Optional[Position]] = [None] * (len(record.moves) + 1)
     for response in responses:
@@ -424,7 +460,7 @@ def review_game(record: GameRecord, analyze: Analyze, *, visits: int = 100,
         move = MoveReview(turn, node, positions[turn], positions[turn + 1])
         judge(move, thresholds)
         moves.append(move)
-    return Review(record, positions, moves, thresholds, visits)
+    return Review(record, positions, moves, thresholds, visits, rules)
 
 
 __all__ = ["Analyze", "GameRecord", "GRADES", "IMAGO_RULES", "MoveReview", "PERSPECTIVES",

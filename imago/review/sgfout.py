@@ -80,7 +80,7 @@ def start_comment(review: Review) -> str:
     grading and the start position's values."""
     t = review.thresholds
     lines = [f"imago review: {review.visits} visits a position, komi "
-             f"{review.record.komi:g}, area scoring, positional superko.",
+             f"{review.record.komi:g}, {review.rules_words()}.",
              f"Grades by points lost against imago's best move: inaccuracy >= "
              f"{t.inaccuracy:g}, mistake >= {t.mistake:g}, blunder >= {t.blunder:g}."]
     lines.extend(note[0].upper() + note[1:] + "." for note in review.record.notes)
