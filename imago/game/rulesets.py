@@ -16,6 +16,7 @@ analysis engine. This module imports nothing of imago.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from typing import Any, Optional
 
@@ -81,6 +82,21 @@ def parse_rules(value: Any) -> KataRules:
         return _rules_object(value)
     raise ValueError("must be a rules name such as \"chinese\" or \"tromp-taylor\", "
                      "or an object of rule options")
+
+
+def rules_text_value(text: str) -> Any:
+    """What a command line's rules text stands for: a KataGo rules name, or
+    (text starting with ``{``) its object of rule options as JSON, checked
+    by :func:`parse_rules` and returned as given (an analysis query's
+    ``rules``). Raises ValueError with a reason a user can act on."""
+    value: Any = text.strip()
+    if value.startswith("{"):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not a JSON object of rule options: {error}") from None
+    parse_rules(value)
+    return value
 
 
 def _rules_object(options: dict) -> KataRules:

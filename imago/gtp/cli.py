@@ -12,7 +12,6 @@ starts at once.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
@@ -24,7 +23,7 @@ from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algori
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
-from imago.game.rulesets import KataRules, parse_rules
+from imago.game.rulesets import KataRules, parse_rules, rules_text_value
 
 from .io import ImagoIO
 
@@ -56,11 +55,7 @@ def rules_argument(text: str) -> KataRules:
     its object of rule options as JSON (``'{"scoring": "TERRITORY"}'``),
     read by :func:`parse_rules`."""
     try:
-        value = json.loads(text) if text.lstrip().startswith("{") else text
-    except json.JSONDecodeError as error:
-        raise argparse.ArgumentTypeError(f"not a JSON object of rule options: {error}") from None
-    try:
-        return parse_rules(value)
+        return parse_rules(rules_text_value(text))
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

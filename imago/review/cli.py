@@ -12,7 +12,6 @@ and exit status 1 (2 for a usage error), before any analysis where it can.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -20,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from imago.sgf.files import file_problem, open_regular_file
 
-from imago.game.rulesets import parse_rules
+from imago.game.rulesets import rules_text_value
 
 from .game import (Analyze, Response, ReviewError, Thresholds, load_record, record_rules,
                    review_game)
@@ -92,14 +91,9 @@ def _rules(text: str) -> Any:
     if text.strip().lower() == RECORD_RULES:
         return RECORD_RULES
     try:
-        value = json.loads(text) if text.lstrip().startswith("{") else text.strip()
-    except json.JSONDecodeError as error:
-        raise argparse.ArgumentTypeError(f"not a JSON object of rule options: {error}") from None
-    try:
-        parse_rules(value)
+        return rules_text_value(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
-    return value
 
 
 def build_parser(prog: str = "imago review") -> argparse.ArgumentParser:
