@@ -58,6 +58,7 @@ territory, so a stone played inside one's own territory loses a point), or
 RECORD_RULES = "record"
 """``--rules record``: the rules the record's ``RU`` names (imago's without one)."""
 
+
 def _thresholds(text: str) -> Thresholds:
     try:
         return Thresholds.parse(text)
