@@ -23,7 +23,7 @@ from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveEr
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
-from imago.game.rulesets import KataRules, differences_warning, parse_rules
+from imago.game.rulesets import KataRules, differences_warning
 from imago.game.state import TERRITORY
 from imago import sgf
 from imago.sgf.errors import clip, quote
@@ -114,13 +114,10 @@ def record_rules(state: GameState) -> tuple[Optional[KataRules], str]:
     ``Japanese``, ``Chinese``, ``AGA``, ...), and what to tell the player:
     ``(None, "")`` without one, ``(None, reason)`` for one imago does not
     know (the game is then counted by area)."""
-    given = state.root.properties.get("RU")
-    if not given or not given[0].strip():
-        return None, ""
-    try:
-        return parse_rules(given[0]), ""
-    except ValueError:
-        return None, f"its rules {quote(clip(given[0]))} are not a set imago knows: counted by area"
+    name, rules = state.recorded_rules()
+    if name is None or rules is not None:
+        return rules, ""
+    return None, f"its rules {quote(clip(name))} are not a set imago knows: counted by area"
 
 
 def count_words(state: GameState, black: int, white: int) -> str:

@@ -13,7 +13,7 @@ from .constants import BLACK, WHITE
 from .coords import MAX_SIZE, from_index, to_index
 from .counting import Count, Rules, count
 from .handicap import fixed_handicap_points, free_handicap_points
-from .rulesets import handicap_bonus_points
+from .rulesets import KataRules, handicap_bonus_points, parse_rules
 from .scoring import area_score, format_result
 from .tree import GameMove
 
@@ -196,6 +196,20 @@ class GameState:
                 setup = node.setup
                 difference += len(setup.get(BLACK, ())) - len(setup.get(WHITE, ()))
         return difference
+
+    def recorded_rules(self) -> tuple[Optional[str], Optional[KataRules]]:
+        """The rules the game's record names in its root's ``RU`` (KataGo's
+        names: ``Japanese``, ``Chinese``, ``AGA``, ...): ``(name, rules)``,
+        ``(name, None)`` for a name imago does not know, ``(None, None)``
+        without one. They are not applied: the caller decides."""
+        given = self.root.properties.get("RU")
+        name = given[0].strip() if given else ""
+        if not name:
+            return None, None
+        try:
+            return name, parse_rules(name)
+        except ValueError:
+            return name, None
 
     @property
     def bonus_points(self) -> int:

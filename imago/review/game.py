@@ -421,14 +421,8 @@ def rules_words(rules: Any) -> str:
 def record_rules(record: GameRecord) -> Optional[str]:
     """The rules the record's ``RU`` names when imago knows them (KataGo's
     names: ``Japanese``, ``Chinese``, ``AGA``, ...), else None."""
-    given = record.game.root.properties.get("RU")
-    if not given or not given[0].strip():
-        return None
-    try:
-        parse_rules(given[0])
-    except ValueError:
-        return None
-    return given[0].strip()
+    name, rules = record.game.recorded_rules()
+    return name if rules is not None else None
 
 
 def review_game(record: GameRecord, analyze: Analyze, *, visits: int = 100,
