@@ -369,3 +369,92 @@ def test_a_game_counted_as_the_match_is_stopped_keeps_its_line(tmp_path):
     assert match.played >= 1
     assert sorted(line.split(":")[0] for line in lines) == sorted(
         f"game {record.number}" for record in match.records)
+
+
+def scripted_engine(tmp_path, name, body):
+    """A tiny GTP engine that runs ``body`` for each command (``cmd``, the
+    command's first word, ``words`` all of them; the command is logged to
+    NAME.log first) before the default answer: ``= pass`` to genmove, ``=``
+    to anything else; ``body`` may answer itself and ``continue``."""
+    head = textwrap.dedent(f"""\
+        import os, sys
+        log = open(r"{tmp_path / (name + '.log')}", "a")
+        for line in sys.stdin:
+            words = line.split()
+            if not words:
+                continue
+            cmd = words[0]
+            log.write(line)
+            log.flush()
+    """)
+    tail = textwrap.indent(textwrap.dedent("""\
+        if cmd == "quit":
+            print("=\\n", flush=True)
+            break
+        print("= pass\\n" if cmd == "genmove" else "=\\n", flush=True)
+    """), " " * 4)
+    script = tmp_path / f"{name}.py"
+    script.write_text(head + textwrap.indent(textwrap.dedent(body).strip("\n") + "\n", " " * 4)
+                      + tail)
+    return f"{sys.executable} {script}"
+
+
+def test_an_engine_that_takes_katagos_rules_is_given_the_referees(tmp_path, capsys):
+    body = '''
+        if cmd == "known_command":
+            print("= " + ("true" if words[1] == "kata-set-rules" else "false") + "\\n",
+                  flush=True)
+            continue
+    '''
+    engine = scripted_engine(tmp_path, "ruled", body)
+    status, out, _ = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
+                                "--size", "5", "--referee", "imago"], capsys)
+    assert status == 0 and "game 1:" in out
+    commands = (tmp_path / "ruled.log").read_text().splitlines()
+    rules = [c for c in commands if c.startswith("kata-set-rules ")]
+    assert rules == [match.tool.RULES_COMMAND]
+    assert '"suicide":false' in rules[0] and '"ko":"POSITIONAL"' in rules[0]
+    first_move = next(n for n, c in enumerate(commands) if c.startswith("genmove"))
+    assert commands.index(rules[0]) < first_move
+
+
+def test_an_engine_without_known_command_still_plays(tmp_path, capsys):
+    body = '''
+        if cmd == "known_command":
+            print("? unknown command\\n", flush=True)
+            continue
+    '''
+    engine = scripted_engine(tmp_path, "plain", body)
+    status, out, _ = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
+                                "--size", "5", "--referee", "imago"], capsys)
+    assert status == 0
+    assert "(score," in out and "crash" not in out
+
+
+def test_a_game_whose_engine_fails_at_its_start_starts_again(tmp_path, capsys):
+    marker = tmp_path / "failed-once"
+    body = f'''
+        if cmd == "clear_board" and not os.path.exists(r"{marker}"):
+            open(r"{marker}", "w").close()
+            sys.exit(1)
+    '''
+    engine = scripted_engine(tmp_path, "hiccup", body)
+    status, out, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
+                                  "--size", "5", "--referee", "imago", "--name1", "hiccup"],
+                                 capsys)
+    assert status == 0
+    assert "game 1: hiccup exited (code 1); the game starts again with new engines" in err
+    assert "(score," in out and "crash" not in out
+
+
+def test_an_engine_that_always_fails_at_its_start_loses_with_a_full_record(tmp_path, capsys):
+    engine = scripted_engine(tmp_path, "broken", 'if cmd == "clear_board":\n    sys.exit(2)\n')
+    games = tmp_path / "games"
+    status, out, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
+                                  "--size", "5", "--referee", "imago", "--name1", "broken",
+                                  "--sgf-dir", str(games)], capsys)
+    assert status == 0
+    assert err.count("starts again") == match.tool.SET_UP_RETRIES
+    assert "W+F (crash, 0 moves: broken exited (code 2))" in out
+    record = (games / "game-001.sgf").read_text()
+    assert "PB[broken]" in record and "RE[W+F]" in record

@@ -222,3 +222,32 @@ def test_an_anchor_gate_stopped_mid_match_plays_only_the_games_still_missing(
                for line in lines), lines
     # 1 win kept + 2 of the 3 played now (ANCHOR_WINS: 3 of 4, rounded down)
     assert state["history"][-1]["anchors"]["katago-gtp-1"]["candidate"] == [3, 4]
+
+
+def test_an_anchor_game_lost_by_a_failure_is_logged_with_what_went_wrong(
+        tmp_path, tiny_model, monkeypatch, only_katago_installed):
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+
+    forfeit = ("game 2: B katago-gtp-1 - W gen-0000: W+F (illegal, 96 moves: katago-gtp-1 "
+               "played 'N1': suicide)")
+
+    class ForfeitingMatch:
+        def __init__(self, settings, referee):
+            self.settings = settings
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+            self.played = 0
+
+        def play(self, out=print):
+            self.stats[0].wins, self.stats[0].losses = 1, 1
+            out("game 1: B gen-0000 - W katago-gtp-1: W+R (resign, 80 moves)")
+            out(forfeit)
+
+    monkeypatch.setattr(tool, "Match", ForfeitingMatch)
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=2, anchors=["katago"],
+                      resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    lines: list[str] = []
+    rl_rating.rate(run, config, state, 0, lines.append)
+    assert f"rl: gen-0000 vs katago-gtp-1, {forfeit}" in lines
+    assert not any("(resign," in line for line in lines)

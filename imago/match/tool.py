@@ -12,6 +12,7 @@ per move, and losses by illegal move, crash or time. The command line
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import shutil
@@ -26,6 +27,7 @@ from typing import Optional
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
+from imago.game.rulesets import IMAGO_RULES
 
 
 @dataclass
@@ -41,6 +43,7 @@ class GameRecord:
     seconds: dict = field(default_factory=lambda: {BLACK: [], WHITE: []})
     sgf_path: str = ""
     number: int = 0                       # the game's number in the match (its SGF's)
+    before_play: bool = False             # lost by a crash while the game was set up
 
 
 @dataclass
@@ -123,19 +126,13 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
 
     for color, engine in engines.items():
         try:
-            engine.send(f"boardsize {size}", timeout=60)
-            engine.send("clear_board", timeout=60)
-            engine.send(f"komi {komi}", timeout=60)
-            if seconds is not None:
-                try:
-                    engine.send(f"time_settings 0 {max(1, round(seconds))} 1", timeout=60)
-                except GTPError:
-                    pass
+            set_up(engine, size, komi, seconds)
         except (GTPError, EngineDied, GTPTimeout) as err:
             forfeit(color, "crash", "F", err)
-            return record, game
+            record.before_play = True
+            break
     color = BLACK
-    while True:
+    while not record.result:
         if len(moves) >= max_moves:
             record.reason = "max moves"
             break
@@ -188,6 +185,32 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
     return record, game
 
 
+RULES_COMMAND = "kata-set-rules " + json.dumps(IMAGO_RULES, separators=(",", ":"))
+"""The rules the referee plays, for an engine that takes KataGo's
+``kata-set-rules``: KataGo plays Tromp-Taylor by default, whose suicide is
+an illegal move here (a 13x13 game of ``katago-gtp 1`` was lost so)."""
+
+
+def set_up(engine: GTPClient, size: int, komi: float, seconds: Optional[float]) -> None:
+    """A new game on ``engine``: board size, empty board, komi, the time
+    per move where it keeps time, and imago's rules where it takes them
+    (:data:`RULES_COMMAND`). Raises what the engine's client raises."""
+    engine.send(f"boardsize {size}", timeout=60)
+    engine.send("clear_board", timeout=60)
+    engine.send(f"komi {komi}", timeout=60)
+    try:
+        takes_rules = engine.send("known_command kata-set-rules", timeout=60).strip() == "true"
+    except GTPError:  # an engine without known_command
+        takes_rules = False
+    if takes_rules:
+        engine.send(RULES_COMMAND, timeout=60)
+    if seconds is not None:
+        try:
+            engine.send(f"time_settings 0 {max(1, round(seconds))} 1", timeout=60)
+        except GTPError:
+            pass
+
+
 def save_sgf(game: GameState, path: str) -> None:
     from imago import sgf
     with open(path, "w", encoding="utf-8") as handle:
@@ -223,6 +246,13 @@ class MatchSettings:
     first_sgf: int = 1                    # number of the first SGF file written
     show_stderr: bool = False
     concurrent: int = 1                   # games at once, each with engines of its own
+
+
+SET_UP_RETRIES = 1
+"""Times a game whose engine failed while it was set up (before the first
+move: a process that died at its start, a start that took over a minute)
+starts again with new engines before the failure counts as a loss: a
+machine's hiccup is no result, an engine that always fails loses."""
 
 
 class MatchStopped(Exception):
@@ -316,23 +346,12 @@ class Match:
         s = self.settings
         game_number = s.first_sgf + number
         order = (0, 1) if game_number % 2 == 1 else (1, 0)
-        commands = [c.replace("{game}", str(game_number)) for c in s.commands]
-        stderr = None if s.show_stderr else subprocess.DEVNULL
-        clients: list[GTPClient] = []
-        try:
-            for i in order:
-                try:
-                    clients.append(self._start_engine(commands[i], s.names[i], stderr))
-                except OSError as err:
-                    raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
-                                  f"{commands[i]!r} ({err.strerror or err})") from None
-            record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
-                                     s.max_moves or 3 * s.size * s.size, self.referee)
-        finally:
-            for client in clients:
-                client.close()
-            with self._lock:
-                self._live = [c for c in self._live if c not in clients]
+        for attempt in range(1 + SET_UP_RETRIES):
+            record, game = self._game_once(game_number, order)
+            if not record.before_play or attempt == SET_UP_RETRIES:
+                break
+            print(f"game {game_number}: {record.detail}; the game starts again with new "
+                  f"engines", file=sys.stderr)
         record.number = game_number
         with self._lock:
             if self._stopping:
@@ -346,6 +365,28 @@ class Match:
             except Exception as err:  # noqa: BLE001 - saving must never stop a match
                 print(f"could not save {path}: {err}", file=sys.stderr)
         return record
+
+    def _game_once(self, game_number: int,
+                   order: tuple[int, int]) -> tuple[GameRecord, GameState]:
+        """Game ``game_number`` played once, with engines started for it."""
+        s = self.settings
+        commands = [c.replace("{game}", str(game_number)) for c in s.commands]
+        stderr = None if s.show_stderr else subprocess.DEVNULL
+        clients: list[GTPClient] = []
+        try:
+            for i in order:
+                try:
+                    clients.append(self._start_engine(commands[i], s.names[i], stderr))
+                except OSError as err:
+                    raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
+                                  f"{commands[i]!r} ({err.strerror or err})") from None
+            return play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
+                             s.max_moves or 3 * s.size * s.size, self.referee)
+        finally:
+            for client in clients:
+                client.close()
+            with self._lock:
+                self._live = [c for c in self._live if c not in clients]
 
     def _count(self, record: GameRecord, order: tuple[int, int]) -> None:
         """Add a finished game to the engines' totals and the records."""

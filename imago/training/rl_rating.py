@@ -93,12 +93,12 @@ def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: st
     log(f"{stage} {name} against {label}, {missing} games{more}, "
         f"{config.anchor_visits()} visits a move")
     return _anchor_match(run, config, model, name, anchor, engines, missing, seed, results,
-                         progress)
+                         log, progress)
 
 
 def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
                   engines: dict, games: int, seed: str, results: RatingLog,
-                  progress: bool = False) -> MatchResult:
+                  log: Log, progress: bool = False) -> MatchResult:
     """``games`` games of the network at ``model`` (as ``name``, imago's
     player at the anchor visits, seeded by the template ``seed``) against
     ``anchor`` through the match tool, ``workers`` of them at once, the SGF
@@ -106,7 +106,9 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     record, logged to ``results``. A match stopped (Ctrl-C, SIGTERM) logs
     the games it finished, so that a resumed stage plays only the rest (the
     games in play when it stopped are not counted). A progress bar (a line
-    a minute in a log) counts the games and the network's wins."""
+    a minute in a log) counts the games and the network's wins; a game
+    lost by an engine's failure (crash, illegal move, time) is logged with
+    what went wrong."""
     from imago.match.cli import first_free_sgf
     from imago.match.tool import Match, MatchSettings, Referee
 
@@ -128,6 +130,8 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     bar = progress_bar(games, 0, progress, f"rl: {name} vs {label}", "game")
 
     def counted(line: str) -> None:
+        if any(f"({reason}," in line for reason in FORFEITS):
+            log(f"rl: {name} vs {label}, {line}")
         bar.set_postfix_str(f"{name} won {match.stats[0].wins}", refresh=False)
         bar.update(1)
 
@@ -143,6 +147,9 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     results.append(record)
     return record
 
+
+FORFEITS = ("crash", "illegal", "time")
+"""The match tool's reasons for a game lost by an engine's failure."""
 
 GATE_ANCHOR_LOG = "gate-anchor.jsonl"
 """The candidates' anchor games of :func:`anchor_gate`, kept apart from
