@@ -104,6 +104,18 @@ def test_setup_in_the_middle_starts_the_review_there():
     assert [m.number for m in review.moves] == [3, 4]
 
 
+def test_the_review_stops_before_a_move_imagos_rules_forbid():
+    # W[bb] retakes the ko at once (kept by the record's KO[], "play it even if illegal")
+    record = record_from("(;SZ[5]KM[0.5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[bb]KO[]"
+                         ";B[ee];W[aa])")
+    assert [n.vertex for n in record.moves] == ["C4"]
+    assert record.notes == ["move 2 (W B4): it retakes a ko at once; the review stops before "
+                            "it (3 moves not analysed)"]
+    assert build_query(record, 10)["moves"] == [["B", "C4"]]
+    review = review_game(record, FakeAnalyzer({0: 0.5, 1: 0.5}))
+    assert [m.vertex for m in review.moves] == ["C4"]
+
+
 def test_board_sizes_from_2_to_25_name_their_vertices():
     assert build_query(record_from("(;SZ[2];B[ab];W[ba])"), 5)["moves"] == [["B", "A1"],
                                                                          ["W", "B2"]]

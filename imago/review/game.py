@@ -177,6 +177,7 @@ def record_of(game: GameState, komi: Optional[float] = None, name: str = "") -> 
         notes.append(f"setup stones {where}: the review starts there"
                      + (f" ({skipped} earlier move{'s' if skipped != 1 else ''} not analysed)"
                         if skipped else ""))
+    moves = _legal_prefix(moves, notes)
     if komi is None:
         if "KM" in game.root.properties:
             komi = game.komi
@@ -193,6 +194,32 @@ def record_of(game: GameState, komi: Optional[float] = None, name: str = "") -> 
                      "and half points)")
         komi = rounded
     return GameRecord(game, start, moves, komi, notes, name)
+
+
+ILLEGAL_WORDS = {
+    "superko": "it repeats an earlier whole-board position, which imago's rules (positional "
+               "superko) forbid",
+    "ko": "it retakes a ko at once",
+    "suicide": "it is a suicide, which imago's rules forbid",
+    "occupied": "its point is taken",
+}
+"""Why a recorded move cannot be analysed, by :meth:`GameBoard.illegal_reason`."""
+
+
+def _legal_prefix(moves: list[GameMove], notes: list[str]) -> list[GameMove]:
+    """The moves up to the first one illegal under imago's rules (a record
+    played under rules that allow a repetition, such as a triple ko under
+    Japanese rules), with a note saying where and why the review stops."""
+    for index, node in enumerate(moves):
+        reason = node.parent.board.illegal_reason(node.point, node.color)
+        if reason is None:
+            continue
+        left = len(moves) - index
+        notes.append(f"move {node.number} ({color_letter(node.color)} {node.vertex}): "
+                     f"{ILLEGAL_WORDS.get(reason, reason)}; the review stops before it "
+                     f"({left} move{'s' if left != 1 else ''} not analysed)")
+        return moves[:index]
+    return moves
 
 
 def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None) -> GameRecord:
