@@ -116,6 +116,33 @@ def test_the_review_stops_before_a_move_imagos_rules_forbid():
     assert [m.vertex for m in review.moves] == ["C4"]
 
 
+@pytest.mark.parametrize("text, moves, stop", [
+    # a suicide in a variation: the main line is reviewed whole
+    ("(;SZ[5]KM[0.5]AW[ab][ba];B[cc](;W[dd];B[dc])(;W[ee];B[aa]))", ["C3", "D2", "D3"], ""),
+    # a suicide in the main line (legal under Tromp-Taylor rules): the review stops there
+    ("(;SZ[5]KM[0.5]AW[ab][ba];B[cc];W[dd];B[aa];W[ee])", ["C3", "D2"],
+     "move 3 (B A5): it is a suicide, which imago's rules forbid; the review stops before it "
+     "(2 moves not analysed)"),
+])
+def test_a_file_with_a_forbidden_move_is_read_as_it_stands(tmp_path, text, moves, stop):
+    path = tmp_path / "game.sgf"
+    path.write_text(text)
+    record = load_record(str(path))
+    assert [n.vertex for n in record.moves] == moves
+    assert record.notes[0].startswith(f"{path}:1:") and ": suicide (the file read as it " \
+        "stands" in record.notes[0]
+    assert record.notes[1:] == ([stop] if stop else [])
+    review = review_game(record, FakeAnalyzer({n: 0.5 for n in range(len(moves) + 1)}))
+    assert len(review.moves) == len(moves)
+
+
+def test_a_broken_file_is_still_refused_with_its_line(tmp_path):
+    path = tmp_path / "game.sgf"
+    path.write_text("(;SZ[9]B[ee)")
+    with pytest.raises(ReviewError, match=r"game.sgf:1:9: expected"):
+        load_record(str(path))
+
+
 def test_board_sizes_from_2_to_25_name_their_vertices():
     assert build_query(record_from("(;SZ[2];B[ab];W[ba])"), 5)["moves"] == [["B", "A1"],
                                                                          ["W", "B2"]]

@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 
 from imago.game.rulesets import IMAGO_RULES, parse_rules
 from imago.game import BLACK, WHITE, GameMove, GameState, color_letter, index_to_vertex, opponent
-from imago.sgf import SGFError, load
+from imago.sgf import SGFError, SGFIllegalMove, load
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
 
 Response = dict[str, Any]
@@ -225,8 +225,13 @@ def _legal_prefix(moves: list[GameMove], notes: list[str]) -> list[GameMove]:
 def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None) -> GameRecord:
     """The game ``game_index`` (0 the first) of the SGF file at ``path``.
     Raises :class:`ReviewError` with one line naming the file and why."""
+    kept = ""
     try:
         games = load(path, limit=MAX_SGF_BYTES)
+    except SGFIllegalMove as err:  # read again keeping the move: the review stops before it
+        games = _read_keeping_illegal_moves(path, err)
+        kept = (f"{err} (the file read as it stands; a forbidden move in the main line ends "
+                "the review)")
     except SGFError as err:  # reads "FILE:LINE:COLUMN: reason"
         raise ReviewError(str(err)) from None
     except (OSError, ValueError) as err:
@@ -235,9 +240,23 @@ def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None)
         raise ReviewError(f"{path} has {len(games)} game{'s' if len(games) != 1 else ''}, "
                           f"no game {game_index + 1}")
     record = record_of(games[game_index], komi, os.path.basename(path))
+    if kept:
+        record.notes.insert(0, kept)
     if len(games) > 1:
         record.notes.append(f"game {game_index + 1} of {len(games)} in the file")
     return record
+
+
+def _read_keeping_illegal_moves(path: str, refusal: SGFIllegalMove) -> list[GameState]:
+    """The games of ``path`` read leniently, after a strict read refused a
+    move the rules forbid (``refusal``; a suicide legal under the rules the
+    game was played by, a ko kept in a variation): the review needs the main
+    line up to such a move, and the annotated file keeps the rest. Raises
+    :class:`ReviewError` with the refusal when even that read fails."""
+    try:
+        return load(path, limit=MAX_SGF_BYTES, lenient=True)
+    except (OSError, ValueError):
+        raise ReviewError(str(refusal)) from None
 
 
 MAX_KOMI = 150.0
