@@ -77,8 +77,9 @@ def test_missing_komi_is_assumed_and_said():
     record = record_from("(;SZ[9]KM[6.25];B[ee])")
     assert record.komi == 6.0 and record.notes == ["komi 6.25 rounded to 6 (the analysis "
                                                    "takes whole and half points)"]
-    with pytest.raises(ReviewError, match="komi 375 is beyond"):
-        record_from("(;SZ[19]KM[375];B[dd])")
+    with pytest.raises(ReviewError, match="komi 333 is beyond"):
+        record_from("(;SZ[19]KM[333];B[dd])")
+    assert record_from("(;SZ[19]KM[375]RU[Chinese];B[dd])").komi == 7.5  # stones x 100
 
 
 def test_passes_are_moves_like_the_others():

@@ -124,7 +124,13 @@ def test_game_info_defaults_and_odd_values():
 def test_fox_komi_times_a_hundred_is_read_as_the_komi():
     assert one("(;KM[750])").komi == 7.5 and one("(;KM[-650])").komi == -6.5
     assert one("(;KM[150])").komi == 150.0
-    assert one("(;KM[375])").komi == 375.0 and one("(;KM[99999999])").komi == 99999999.0
+    assert one("(;KM[99999999])").komi == 99999999.0 and one("(;KM[333])").komi == 333.0
+
+
+def test_chinese_servers_komi_in_stones_times_a_hundred_is_read_in_points():
+    # Chinese counting gives komi in stones: 3.75 stones are 7.5 points
+    assert one("(;KM[375]RU[Chinese])").komi == 7.5 and one("(;KM[325])").komi == 6.5
+    assert one("(;KM[-375])").komi == -7.5
 
 
 def test_variations_and_several_game_trees():

@@ -148,10 +148,12 @@ MAX_KOMI = 150.0
 def parse_komi(raw: str) -> float:
     """Komi from a raw ``KM`` value; not a Real: the first number in the
     text (``6.5 points``, ``6,5``), else 0. A value beyond :data:`MAX_KOMI`
-    written as a whole number that is a hundred times a real komi (a whole
-    or half point) is the Fox server's way of writing it (``KM[750]``:
-    7.5); any other (``KM[200.0]``, how imago writes a komi of 200) is
-    returned as it is, for the caller to refuse."""
+    written as a whole number is read as Fox's and other Chinese servers'
+    komi times a hundred: in points where that is a whole or half point
+    (``KM[750]``: 7.5, their Japanese-rules games), in stones where it is a
+    quarter, as Chinese counting gives komi (``KM[375]``: 3.75 stones, 7.5
+    points; ``KM[325]``: 6.5). Any other (``KM[200.0]``, how imago writes a
+    komi of 200) is returned as it is, for the caller to refuse."""
     text = unescape(raw).strip()
     try:
         komi = parse_real(text)
@@ -164,8 +166,11 @@ def parse_komi(raw: str) -> float:
     if abs(komi) <= MAX_KOMI:
         return komi
     fox = komi / 100
-    whole = "." not in text and "," not in text
-    return fox if whole and abs(fox) <= MAX_KOMI and (2 * fox).is_integer() else komi
+    if "." in text or "," in text or abs(fox) > MAX_KOMI:
+        return komi
+    if (2 * fox).is_integer():
+        return fox
+    return 2 * fox if (4 * fox).is_integer() else komi
 
 
 def parse_handicap(raw: str) -> Optional[int]:
