@@ -130,11 +130,23 @@ def test_a_file_with_a_forbidden_move_is_read_as_it_stands(tmp_path, text, moves
     path.write_text(text)
     record = load_record(str(path))
     assert [n.vertex for n in record.moves] == moves
-    assert record.notes[0].startswith(f"{path}:1:") and ": suicide (the file read as it " \
-        "stands" in record.notes[0]
+    assert record.notes[0].startswith(f"{path}:1:") and ": suicide (read leniently" \
+        in record.notes[0]
     assert record.notes[1:] == ([stop] if stop else [])
     review = review_game(record, FakeAnalyzer({n: 0.5 for n in range(len(moves) + 1)}))
     assert len(review.moves) == len(moves)
+
+
+@pytest.mark.parametrize("text, error", [
+    ("(;SZ[9]KM[7.5];B[ee];W[cc];B[gc]", "1:33: expected ')'"),   # cut short: no ')'
+    ("(SZ[9]KM[7.5];B[ee];W[cc];B[gc])", "1:1: no game tree found"),  # the root's ';' missing
+])
+def test_a_game_cut_short_or_without_its_first_semicolon_is_reviewed(tmp_path, text, error):
+    path = tmp_path / "game.sgf"
+    path.write_text(text)
+    record = load_record(str(path))
+    assert [n.vertex for n in record.moves] == ["E5", "C7", "G7"] and record.komi == 7.5
+    assert record.notes[0].startswith(f"{path}:{error}") and "read leniently" in record.notes[0]
 
 
 def test_a_broken_file_is_still_refused_with_its_line(tmp_path):

@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 
 from imago.game.rulesets import IMAGO_RULES, parse_rules
 from imago.game import BLACK, WHITE, GameMove, GameState, color_letter, index_to_vertex, opponent
-from imago.sgf import SGFError, SGFIllegalMove, load
+from imago.sgf import SGFError, load
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
 
 Response = dict[str, Any]
@@ -228,12 +228,10 @@ def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None)
     kept = ""
     try:
         games = load(path, limit=MAX_SGF_BYTES)
-    except SGFIllegalMove as err:  # read again keeping the move: the review stops before it
-        games = _read_keeping_illegal_moves(path, err)
-        kept = (f"{err} (the file read as it stands; a forbidden move in the main line ends "
-                "the review)")
     except SGFError as err:  # reads "FILE:LINE:COLUMN: reason"
-        raise ReviewError(str(err)) from None
+        games = _read_leniently(path, err, game_index)
+        kept = (f"{err} (read leniently, as far as the file goes; a move the rules forbid "
+                "in the main line ends the review)")
     except (OSError, ValueError) as err:
         raise ReviewError(f"cannot read {path}: {file_problem(err)}") from None
     if not 0 <= game_index < len(games):
@@ -247,16 +245,20 @@ def load_record(path: str, *, game_index: int = 0, komi: Optional[float] = None)
     return record
 
 
-def _read_keeping_illegal_moves(path: str, refusal: SGFIllegalMove) -> list[GameState]:
-    """The games of ``path`` read leniently, after a strict read refused a
-    move the rules forbid (``refusal``; a suicide legal under the rules the
-    game was played by, a ko kept in a variation): the review needs the main
-    line up to such a move, and the annotated file keeps the rest. Raises
-    :class:`ReviewError` with the refusal when even that read fails."""
+def _read_leniently(path: str, refusal: SGFError, game_index: int) -> list[GameState]:
+    """The games of ``path`` read leniently (moves the rules forbid kept, a
+    tree left open closed, a missing ``;`` supplied), after a strict read
+    refused the file (``refusal``), so that a game cut short or played
+    under other rules is reviewed as far as it goes. Raises :class:`ReviewError` with the refusal where that read
+    fails too or finds no move in game ``game_index``."""
     try:
-        return load(path, limit=MAX_SGF_BYTES, lenient=True)
+        games = load(path, limit=MAX_SGF_BYTES, lenient=True)
     except (OSError, ValueError):
-        raise ReviewError(str(refusal)) from None
+        games = []
+    if not 0 <= game_index < len(games) or not any(
+            node.is_move for node in games[game_index].root.main_line()):
+        raise ReviewError(str(refusal))
+    return games
 
 
 MAX_KOMI = 150.0

@@ -9,8 +9,7 @@
 - :func:`parse`: the parse tree (:class:`ASTNode` with :class:`Property`
   values) for tools that want the raw properties; :func:`to_game` and
   :func:`add_subtree` turn a parsed game tree, or a part of one, into a game;
-- :class:`SGFError`: malformed input, with ``filename``, ``line``, ``column``
-  (:class:`SGFIllegalMove`, a move the rules forbid, is one).
+- :class:`SGFError`: malformed input, with ``filename``, ``line``, ``column``.
 
 Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
 :mod:`.nodes` (parse tree), :mod:`.convert` (to games), :mod:`.writer`,
@@ -18,9 +17,9 @@ Layers: :mod:`.sgflex` (PLY lexer), :mod:`.sgfyacc` (PLY parser),
 """
 
 from .convert import add_subtree, to_game
-from .errors import SGFError, SGFIllegalMove
+from .errors import SGFError
 from .nodes import ASTNode, Property
 from .sgf import dumps, find_sgf_files, iter_games, load, loads, parse, save
 
 __all__ = ["load", "loads", "dumps", "save", "iter_games", "find_sgf_files", "parse", "SGFError",
-           "SGFIllegalMove", "ASTNode", "Property", "to_game", "add_subtree"]
+           "ASTNode", "Property", "to_game", "add_subtree"]

@@ -44,7 +44,7 @@ from imago.game import BLACK, EMPTY, WHITE, GameBoard, GameMove, GameState, oppo
 from imago.game.coords import SGF_LETTERS, format_sgf_point, from_index, to_index
 from imago.game.tree import remove_suicided
 
-from .errors import SGFError, SGFIllegalMove, clip
+from .errors import SGFError, clip
 from .nodes import ASTNode, expand_point_list, parse_number, unescape
 
 log = logging.getLogger("imago.sgf")
@@ -345,7 +345,7 @@ class _Converter:
         elif not (self.lenient or force):
             letter = "B" if color == BLACK else "W"
             where = format_sgf_point(from_index(point, self.size))
-            raise ast.error(f"illegal move {letter}[{where}]: {reason}", SGFIllegalMove)
+            raise ast.error(f"illegal move {letter}[{where}]: {reason}")
         elif reason == "occupied":
             # a setup node that replaces the stone, the other colour to move
             if color == BLACK:

@@ -1,7 +1,7 @@
 """The one exception of the SGF package, and where in the text it happened.
 
 - :class:`SGFError`: malformed or unsupported input, with its file, line and
-  column; :class:`SGFIllegalMove`, one of them, a move the rules forbid;
+  column;
 - :class:`Source`: a text being parsed and its file name; it turns
   character offsets into lines and columns, cheaply even for the thousands
   of errors a lenient read of a damaged collection meets;
@@ -71,13 +71,6 @@ class SGFError(ValueError):
         return (type(self), (self.reason, self.filename, self.line, self.column, self.offset))
 
 
-class SGFIllegalMove(SGFError):
-    """A move the rules forbid (an occupied point, a ko retaken at once, a
-    suicide) where the record is otherwise well formed: a lenient read
-    (``lenient=True``) keeps such a move, so a tool may read the file so and
-    say what it kept."""
-
-
 def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based ``(line, column)`` of a character offset into ``text``.
 
@@ -124,8 +117,7 @@ class Source:
         line = bisect_right(self._starts, offset)
         return line, offset - self._starts[line - 1] + 1
 
-    def error(self, reason: str, offset: int, kind: type = SGFError) -> SGFError:
-        """An :class:`SGFError` (or the subclass ``kind``) at a character
-        offset of the text."""
+    def error(self, reason: str, offset: int) -> SGFError:
+        """An :class:`SGFError` at a character offset of the text."""
         line, column = self.position(offset)
-        return kind(reason, self.filename, line, column, offset)
+        return SGFError(reason, self.filename, line, column, offset)

@@ -458,11 +458,11 @@ class ASTNode:
     def filename(self) -> str:
         return self._run[0].filename if self._run is not None else "<string>"
 
-    def error(self, reason: str, kind: type = SGFError) -> SGFError:
-        """An :class:`SGFError` (or the subclass ``kind``) located at this node."""
+    def error(self, reason: str) -> SGFError:
+        """An :class:`SGFError` located at this node."""
         if self._run is None:
-            return kind(reason)
-        return self._run[0].error(reason, self.offset, kind)
+            return SGFError(reason)
+        return self._run[0].error(reason, self.offset)
 
     # ------------------------------------------------------------ walking
     def iter_tree(self) -> Iterator["ASTNode"]:
