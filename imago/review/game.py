@@ -249,8 +249,9 @@ def _read_leniently(path: str, refusal: SGFError, game_index: int) -> list[GameS
     """The games of ``path`` read leniently (moves the rules forbid kept, a
     tree left open closed, a missing ``;`` supplied), after a strict read
     refused the file (``refusal``), so that a game cut short or played
-    under other rules is reviewed as far as it goes. Raises :class:`ReviewError` with the refusal where that read
-    fails too or finds no move in game ``game_index``."""
+    under other rules is reviewed as far as it goes. Raises
+    :class:`ReviewError` with the refusal where that read fails too or finds
+    no move in game ``game_index``."""
     try:
         games = load(path, limit=MAX_SGF_BYTES, lenient=True)
     except (OSError, ValueError):

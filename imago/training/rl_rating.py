@@ -96,6 +96,10 @@ def _top_up(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: st
                          log, progress)
 
 
+FORFEITS = ("crash", "illegal", "time")
+"""The match tool's reasons for a game lost by an engine's failure."""
+
+
 def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anchor: str,
                   engines: dict, games: int, seed: str, results: RatingLog,
                   log: Log, progress: bool = False) -> MatchResult:
@@ -147,9 +151,6 @@ def _anchor_match(run: RunFolder, config: RLConfig, model: Path, name: str, anch
     results.append(record)
     return record
 
-
-FORFEITS = ("crash", "illegal", "time")
-"""The match tool's reasons for a game lost by an engine's failure."""
 
 GATE_ANCHOR_LOG = "gate-anchor.jsonl"
 """The candidates' anchor games of :func:`anchor_gate`, kept apart from
