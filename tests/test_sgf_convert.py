@@ -311,6 +311,42 @@ def test_default_is_utf8_and_bad_bytes_fall_back():
     assert game.root.properties["PB"] == ["é"]
 
 
+@pytest.mark.parametrize("codec, text", [
+    ("cp932", "(;GM[1]SZ[19]PB[井山裕太]PW[一力遼]C[黒の勝ち。白は中押しで投了しました。])"),
+    ("gb18030", "(;GM[1]SZ[19]PB[柯洁]PW[申真谞]C[黑中盘胜。这是一盘精彩的对局。])"),
+    ("cp949", "(;GM[1]SZ[19]PB[이세돌]PW[커제]C[흑 불계승. 좋은 대국이었습니다.])"),
+    ("cp950", "(;GM[1]SZ[19]PB[周俊勳]PW[林海峰]C[黑中盤勝。這是一盤精彩的對局。])"),
+])
+def test_east_asian_files_without_ca_are_recognised(codec, text, caplog):
+    # Japanese and Chinese servers write such files; read as Latin-1 the
+    # names were noise, and a Shift-JIS trail byte 0x5C read as an escape
+    with caplog.at_level(logging.WARNING, logger="imago.sgf"):
+        [game] = loads(text.encode(codec), filename="asia.sgf")
+    assert game.root.properties["PB"][0] in text
+    assert game.root.properties["C"][0] in text
+    [warning] = [r.getMessage() for r in caplog.records]
+    assert warning == f"asia.sgf: no CA[]; the bytes read as {codec} (a guess)"
+
+
+def test_a_shift_jis_trail_byte_like_a_backslash_does_not_escape():
+    text = "(;GM[1]SZ[9]PB[本因坊秀策]PW[表]C[ソ表能十申])"  # 0x5C trail bytes
+    assert b"\\]" in text.encode("cp932")
+    [game] = loads(text.encode("cp932"))
+    assert game.root.properties["PW"] == ["表"]
+    assert game.root.properties["C"] == ["ソ表能十申"]
+
+
+@pytest.mark.parametrize("name, comment", [
+    ("Jérôme Hubert", "Très belle partie. Schöne Partie, Jürgen Müller!"),
+    ("Café Noël", "Åsa Ström"),
+    ("Søren Ærø", "¡Qué partida! Ça va, señor?"),
+])
+def test_western_files_without_ca_stay_latin1(name, comment):
+    [game] = loads(f"(;SZ[9]PB[{name}]C[{comment}])".encode("latin-1"))
+    assert game.root.properties["PB"] == [name]
+    assert game.root.properties["C"] == [comment]
+
+
 def test_byte_order_marks_and_utf16():
     assert loads(b"\xef\xbb\xbf(;PB[\xc3\xa9])")[0].root.properties["PB"] == ["é"]
     for codec in ("utf-16", "utf-16-le", "utf-16-be"):

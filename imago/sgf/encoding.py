@@ -3,9 +3,12 @@
 Order of trial: a BOM (UTF-8, UTF-16) decides; else the ``CA`` charset (a
 superset codec where one is common: GB2312 and GBK read as GB18030, Big5 as
 CP950, Shift-JIS as CP932, EUC-KR as CP949); then UTF-8; then the ``CA``
-codec with undecodable bytes replaced (U+FFFD), or Latin-1 when there is no
-usable ``CA`` or it says UTF-8/ASCII (such files are Latin-1 or Windows
-text in practice). Decoding never fails.
+codec with undecodable bytes replaced (U+FFFD); with no usable ``CA``, an
+East Asian charset (Shift-JIS, GB18030, EUC-KR, Big5) when
+``charset_normalizer``, choosing among those and Windows-1252 only, finds
+one (Japanese and Chinese servers write files without ``CA``); else Latin-1,
+as when the ``CA`` says UTF-8/ASCII (such files are Latin-1 or Windows text
+in practice). Decoding never fails.
 
 A ``CA`` is usable when Python knows it as a text encoding that reads the
 SGF markup (ASCII bytes: parentheses, brackets, letters, digits) as itself:
@@ -33,6 +36,12 @@ _SUPERSETS = {
     "gb2312": "gb18030", "gbk": "gb18030", "cp936": "gb18030", "euc_cn": "gb18030",
     "hz": "hz", "big5": "cp950", "shift_jis": "cp932", "euc_kr": "cp949",
 }
+
+# The charsets a file without a usable CA is tried in. Western files fall
+# back to Latin-1; letting the detector consider Cyrillic or Greek code pages
+# made it call French and German names Cyrillic.
+_GUESSABLE = ("cp932", "gb18030", "cp949", "cp950")
+_GUESS_AMONG = list(_GUESSABLE) + ["cp1252"]
 
 # SGF markup a charset of an SGF file must read as itself.
 _PROBE = "(;CA[]AB[aa:sS]C[\\\\ +-.09 AZ az\t\r\n])"
@@ -124,15 +133,49 @@ def _declared(data: bytes) -> Decoded:
     """The text of 8-bit bytes: by the ``CA`` charset, with fallbacks."""
     charset = declared_charset(data)
     if charset is None or not charset.strip():
-        return _fallback(data, None, None)
+        return _undeclared(data, None)
     label = "CA[" + charset.encode("unicode_escape").decode("ascii") + "]"
     codec, why = _check(charset)
     if codec is None:
-        return _fallback(data, None, f"{label}: {why}")
+        return _undeclared(data, f"{label}: {why}")
     try:
         return Decoded(data.decode(codec), codec)
     except (ValueError, LookupError):  # UnicodeDecodeError mostly
         return _fallback(data, codec, f"{label}: some bytes are not {codec}")
+
+
+def _undeclared(data: bytes, problem: Optional[str]) -> Decoded:
+    """The text of 8-bit bytes with no usable ``CA``: UTF-8, an East Asian
+    charset the bytes plainly are, or Latin-1."""
+    try:
+        return Decoded(data.decode("utf-8"), "utf-8", problem)
+    except ValueError:
+        pass
+    codec = guess_east_asian(data)
+    if codec is None:
+        return _fallback(data, None, problem)
+    return Decoded(data.decode(codec, "replace"), codec,
+                   f"{problem or 'no CA[]'}; the bytes read as {codec} (a guess)")
+
+
+def guess_east_asian(data: bytes) -> Optional[str]:
+    """The East Asian codec (``cp932``, ``gb18030``, ``cp949``, ``cp950``) that
+    ``charset_normalizer`` finds the bytes in, or None: not one of them, a
+    Western file, a reading that would swallow a bracket, or the detector
+    missing."""
+    try:
+        from charset_normalizer import from_bytes
+    except ImportError:  # a dependency; a broken install reads Latin-1
+        return None
+    best = from_bytes(data, cp_isolation=_GUESS_AMONG).best()
+    if best is None or best.encoding not in _GUESSABLE:
+        return None
+    # A guess that reads a bracket as half of a character would change the
+    # SGF's structure: Latin-1 is the safer reading then.
+    text = data.decode(best.encoding, "replace")
+    if text.count("]") != data.count(b"]") or text.count("[") != data.count(b"["):
+        return None
+    return best.encoding
 
 
 def _fallback(data: bytes, codec: Optional[str], problem: Optional[str]) -> Decoded:
