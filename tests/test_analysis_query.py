@@ -175,6 +175,8 @@ def test_long_values_are_clipped_in_messages():
     ({"overrideSettings": {"cpuctExploration": 0}}, "overrideSettings"),
     ({"overrideSettings": {"reportAnalysisWinratesAs": "RED"}}, "overrideSettings"),
     ({"overrideSettings": {"maxTime": 0}}, "overrideSettings"),
+    ({"overrideSettings": {"wideRootNoise": 6}}, "overrideSettings"),
+    ({"overrideSettings": {"wideRootNoise": -0.1}}, "overrideSettings"),
     ({"maxVisits": 0}, "maxVisits"),
     ({"maxVisits": "100"}, "maxVisits"),
     ({"maxVisits": 1.5}, "maxVisits"),
@@ -392,9 +394,9 @@ def test_options():
 def test_override_settings():
     settings_ = {"cpuctExploration": 2, "rootFpuReductionMax": "0.1", "maxVisits": "40",
                  "reportAnalysisWinratesAs": "sidetomove", "rootPolicyTemperature": 2,
-                 "maxTime": 1.5}
+                 "maxTime": 1.5, "wideRootNoise": "0.04"}
     query = ok(base(overrideSettings=settings_))
-    assert query.overrides == {"c_puct": 2.0, "fpu_reduction": 0.1}
+    assert query.overrides == {"c_puct": 2.0, "fpu_reduction": 0.1, "wide_root_noise": 0.04}
     assert (query.max_visits, query.report_as) == (40, "SIDETOMOVE")
     assert (query.root_policy_temperature, query.max_time) == (2.0, 1.5)
     # top-level fields win over the same settings
@@ -424,8 +426,9 @@ def test_unknown_fields_warn_and_the_query_runs():
 
 
 def test_unknown_setting_warns():
-    [warning] = warnings(parse(base(overrideSettings={"wideRootNoise": 0.04})))
-    assert warning["field"] == "overrideSettings" and "wideRootNoise" in warning["warning"]
+    [warning] = warnings(parse(base(overrideSettings={"playoutDoublingAdvantage": 1.5})))
+    assert warning["field"] == "overrideSettings"
+    assert "playoutDoublingAdvantage" in warning["warning"]
 
 
 def test_visits_above_the_limit_are_clamped():

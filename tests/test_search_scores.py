@@ -183,3 +183,25 @@ def test_a_pipelined_pool_finishes_every_search_with_its_visits():
         assert job.search.summary().score_lead == pytest.approx(
             -17.5 if job.color == BLACK else 17.5)
     assert max(evaluator.batches) <= 16 + 4
+
+
+def test_wide_root_noise_spreads_the_roots_visits():
+    # KataGo's wideRootNoise (analysis): the root's priors flattened and a
+    # random bonus on tried moves, so that more moves get a look
+    class Peaked(WhiteAheadEvaluator):
+        def evaluate(self, leaves):
+            answer = super().evaluate(leaves)
+            priors, values = answer
+            priors[:, :] = 0.001
+            priors[:, 40] = 0.9  # one move the network loves
+            return Evaluation(priors / priors.sum(axis=1, keepdims=True), values,
+                              answer.margins)
+
+    tried = []
+    for noise in (0.0, 0.5):
+        search = PUCTSearch(Peaked(), batch_size=4, seed=1)
+        search.wide_root_noise = noise
+        root = search.run(GameState(9), BLACK, visits=200, early_stop=False)
+        tried.append(int((root.visits > 0).sum()))
+        assert root.total_visits() >= 199 and search.chosen_action() == 40
+    assert tried[1] > 2 * tried[0]

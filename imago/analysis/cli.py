@@ -138,7 +138,7 @@ def engine_options(config: dict[str, str]) -> dict:
     if batch is not None:
         options["max_leaves"] = batch
     for key, name in (("cpuctExploration", "c_puct"), ("rootFpuReductionMax", "fpu_reduction"),
-                      ("maxTime", "max_time")):
+                      ("maxTime", "max_time"), ("wideRootNoise", "wide_root_noise")):
         value = _number(config, key, float, 0)
         if value is not None:
             options["settings"][name] = value

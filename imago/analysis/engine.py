@@ -83,7 +83,7 @@ class AnalysisEngine:
     ``search_batch`` (one position alone: the engine's batch in play).
     ``write`` receives every response of queries given as lines (default:
     one JSON line on stdout). ``settings`` are search options (``c_puct``,
-    ``fpu_reduction``) for every query; a query's ``overrideSettings`` may
+    ``fpu_reduction``, ``wide_root_noise``) for every query; a query's ``overrideSettings`` may
     change them for itself."""
 
     def __init__(self, model: Optional[str] = "default",
@@ -310,6 +310,7 @@ class AnalysisEngine:
                                 batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
                                 else self.search_batch,
                                 seed=self.seed, keep_ownership=True)
+            search.wide_root_noise = settings.get("wide_root_noise", 0.0)
             search.cache = self._caches.setdefault((query.komi, query.game.scoring), {})
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),

@@ -97,7 +97,7 @@ class Query:
     game is counted by at its current node (:attr:`GameState.rules`).
     ``overrides`` holds the search settings of ``overrideSettings`` and the
     top-level ``rootFpuReductionMax``, under imago's names (``c_puct``,
-    ``fpu_reduction``); the ``maxVisits``, ``reportAnalysisWinratesAs``,
+    ``fpu_reduction``, ``wide_root_noise``); the ``maxVisits``, ``reportAnalysisWinratesAs``,
     ``rootPolicyTemperature`` and ``maxTime`` settings land in
     ``max_visits``, ``report_as``, ``root_policy_temperature`` and
     ``max_time`` (a top-level field wins over the same setting).
@@ -620,6 +620,7 @@ _NUMBER_SETTINGS = {
     "cpuctExploration": ("c_puct", 0.01, 100.0, True),
     "rootFpuReductionMax": ("fpu_reduction", 0.0, 2.0, True),
     "rootPolicyTemperature": ("root_policy_temperature", 0.01, 100.0, False),
+    "wideRootNoise": ("wide_root_noise", 0.0, 5.0, True),
     "maxTime": ("max_time", 0.001, 1_000_000.0, False),
 }
 

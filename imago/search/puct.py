@@ -103,6 +103,10 @@ class PUCTSearch(RootSetup, SearchReports):
         self.keep_ownership = bool(keep_ownership)  # nodes keep the evaluator's ownership
         self.lcb_z = float(lcb_z)  # 0: play the most visited move (see chosen_action)
         self.lcb_min_share = float(lcb_min_share)
+        # KataGo's wideRootNoise: the root's priors flattened (exponent
+        # 1 / (1 + 4 w)) and a random bonus on tried moves' values, so that
+        # analysis shows more moves; 0 in play
+        self.wide_root_noise = 0.0
         # a game ended by two passes is searched as resumed (GTP's genmove there
         # asks for the game to go on); else such a root is terminal (a count)
         self.play_on_after_passes = False
@@ -272,6 +276,9 @@ class PUCTSearch(RootSetup, SearchReports):
         everywhere; here it would cost every descent step, and close games
         are decided by the win rate)."""
         priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
+        wide = self.wide_root_noise if node is self.root else 0.0
+        if wide:
+            priors **= 1.0 / (1.0 + 4.0 * wide)
         if node.struck is not None:
             priors[node.struck] = -np.inf
         k = node.edges
@@ -282,6 +289,10 @@ class PUCTSearch(RootSetup, SearchReports):
         scale = self.c_puct * math.sqrt(node.total + 1.0)
         fpu = node.value - self.fpu_reduction
         q = np.divide(stats[VALUES, :k], n, out=np.full(k, fpu), where=n > 0)
+        if wide:  # half the tried moves, at random, look a little better
+            bonus = np.abs(self.np_rng.standard_normal(k))
+            bonus *= self.np_rng.random(k) < 0.5
+            q += wide * bonus
         utility = self._utility
         if utility and abs(node.value) >= SATURATED:
             inverse = 1.0 / self._scale
