@@ -15,7 +15,7 @@ import math
 import threading
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from imago.game import GameState
 
@@ -60,6 +60,13 @@ class DecisionAlgorithm(ABC):
         The engine calls it from a background thread at start, so it must
         be thread-safe; ``choose_move`` must work without it (waiting for a
         load already under way)."""
+
+    def ponder(self, state: GameState, stop: Callable[[], bool]) -> int:
+        """Think on the opponent's time: search ``state`` (the opponent to
+        move) until ``stop()`` turns true or the algorithm's own limit, so
+        that the next ``choose_move`` starts from what was found. Returns
+        the visits added; 0 for an algorithm that does not ponder."""
+        return 0
 
     def close(self) -> None:
         """Release resources (threads, models) at engine shutdown."""

@@ -75,6 +75,7 @@ class GameEngine:
         self._playout_search: Optional[PUCTSearch] = None
         self._preparing: Optional[threading.Thread] = None
         self._prepares = False  # whether a new board size is prepared in the background
+        self._ponder_due = False  # a move of ours was played: the opponent thinks now
         self.algorithm.new_game(self.state)
 
     def start_preparing(self) -> None:
@@ -211,7 +212,24 @@ class GameEngine:
         move = self.choose_move(color, stop, progress, interval)
         if move != RESIGN:
             self.play(color, move)
+            self._ponder_due = True
         return move
+
+    def ponder(self, stop: Callable[[], bool]) -> int:
+        """After a ``genmove`` that played, let the algorithm think on the
+        opponent's time until ``stop()`` (the next command came): the I/O
+        loop calls this while it waits. Once per move; returns the visits
+        added (0 when nothing was due or the algorithm does not ponder)."""
+        if not self._ponder_due:
+            return 0
+        self._ponder_due = False
+        started = time.monotonic()
+        visits = self.algorithm.ponder(self.state, stop)
+        if visits:
+            log.info("pondered %s's reply for %.2f s: %s visits",
+                     "Black" if self.state.to_move == BLACK else "White",
+                     time.monotonic() - started, f"{visits:,}")
+        return visits
 
     def analysis_search(self) -> PUCTSearch:
         """The PUCT search analysis runs (GUIs' win rates, candidates,

@@ -11,7 +11,7 @@ import gc
 import logging
 import threading
 import time
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -58,6 +58,9 @@ EXACT_SECONDS = 120.0
 """Seconds the exact solver may spend on a 4x4 move when no time is given
 (the empty board takes it about 15 s here, later moves far less: what it
 proved stays in its table)."""
+PONDER_VISITS = 50_000
+"""The most visits a pondering tree grows to (about a minute on 19x19 here,
+a few hundred MB of tree): the rest of the opponent's time is left idle."""
 EXACT_SHARE = 0.8
 """The share of a move's time the exact solver may take; the search gets
 what is left if the solver runs out of it."""
@@ -160,6 +163,10 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
       (:mod:`imago.search.exact`) chooses the move when it proves the
       position's value within this many seconds (with a clock: within
       ``EXACT_SHARE`` of the move's time); 0 turns it off;
+    - ``ponder``: think on the opponent's time after each move it plays,
+      until the next command comes or the tree has ``ponder_visits``
+      visits (:meth:`ponder`); off by default (an engine on a shared
+      machine would take the opponent's processor);
     - ``seed`` for repeatable searches.
     """
 
@@ -174,8 +181,11 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                  no_resign: bool = False, seed: Optional[int] = None,
                  symmetries: str = "random", score_utility: float = 0.1,
                  pass_margin: float = 0.5, self_atari: bool = False,
-                 exact_seconds: float = EXACT_SECONDS, lcb_z: float = LCB_Z):
+                 exact_seconds: float = EXACT_SECONDS, lcb_z: float = LCB_Z,
+                 ponder: bool = False, ponder_visits: int = PONDER_VISITS):
         self.model = model
+        self.pondering = flag(ponder)
+        self.ponder_visits = checked("ponder_visits", ponder_visits, int, low=1)
         self.visits = checked("visits", visits, int, low=1)
         self.temperature = checked("temperature", temperature, low=0)
         self.temperature_moves = checked("temperature_moves", temperature_moves, int, low=0)
@@ -312,6 +322,22 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                                              color):
             return RESIGN
         return point
+
+    def ponder(self, state: GameState, stop: Callable[[], bool]) -> int:
+        """With ``ponder`` on, search ``state`` for the player to move (the
+        opponent, after a move of ours) until ``stop()`` or ``ponder_visits``;
+        the tree stays, and the next search goes on from the node of the
+        move the opponent plays. Not on a finished game, nor where the
+        exact solver chooses (4x4)."""
+        color = state.to_move
+        if not self.pondering or state.consecutive_passes() >= 2 or stop() \
+                or self._exact_applies(state, color):
+            return 0
+        self._choose_evaluator(state)
+        before = self.search.set_root(state, color).total_visits()
+        root = self.search.run(state, color, visits=self.ponder_visits, stop=stop,
+                               early_stop=False)
+        return root.total_visits() - before
 
     def _exact_applies(self, state: GameState, color: int) -> bool:
         """Whether the exact solver should try: a 4x4 board, the player to

@@ -130,6 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
+    parser.add_argument("--ponder", action="store_true",
+                        help="think on the opponent's time after each move played, until the "
+                             "next command (mcts; -o ponder_visits=N caps the tree, default "
+                             "50000); off by default: it takes the processor the opponent may "
+                             "share")
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
                         help="the rules until the controller sends kata-set-rules or kgs-rules: "
                              "KataGo's names, e.g. japanese (territory scoring), chinese (a "
@@ -155,6 +160,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options: dict = {}
     try:
         options = engine_options(args)
+        if args.ponder:
+            options.setdefault("ponder", True)
         algorithm = create_algorithm(args.algorithm, **options)
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)

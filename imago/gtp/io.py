@@ -254,3 +254,12 @@ class ImagoIO:
                 continue
             if not self.write(response) or self.engine.quit_requested:
                 break
+            self._ponder()
+
+    def _ponder(self) -> None:
+        """Let the engine think on the opponent's time (when it ponders,
+        after a move of its own) until the next input line comes."""
+        try:
+            self.engine.ponder(self.input_pending)
+        except Exception:  # pondering is a bonus: never the end of the session
+            log.exception("pondering failed")
