@@ -30,7 +30,7 @@ from imago.sgf.errors import clip, quote
 from imago.sgf.files import MAX_SGF_BYTES, file_problem
 
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
-                                    UnknownOptionError, create_algorithm,
+                                    UnknownOptionError, create_algorithm, pondering,
                                     prepare_in_background)
 
 DEFAULT_SIZE = 9
@@ -189,6 +189,8 @@ class TerminalGame:
         self.finished = False  # quit was asked for
         self.stats = False     # a winrate line after each engine move
         self.hint_algorithm: Optional[DecisionAlgorithm] = None
+        self.ponder_due: Optional[DecisionAlgorithm] = None
+        """The engine that just moved: it may ponder while the person thinks."""
         self.preparing: list[threading.Thread] = []
         self.dead_marks: Optional[set[int]] = None
         """Dead stones as the players settled them with ``dead``; None: as
@@ -352,7 +354,12 @@ class TerminalGame:
         """Prompt and read one line; None at the end of the input."""
         self.stdout.write(prompt)
         self.stdout.flush()
-        line = self.stdin.readline()
+        thinker, self.ponder_due = self.ponder_due, None
+        if thinker is not None and not self.is_over and self.is_human(self.state.to_move):
+            with pondering(thinker, self.state):  # a no-op unless it was told to ponder
+                line = self.stdin.readline()
+        else:
+            line = self.stdin.readline()
         if not line:
             self.stdout.write("\n")
             return None
@@ -443,6 +450,7 @@ class TerminalGame:
                      f"({vertex}: {reason}); it passes instead.")
             point = None
         self.state.play(color, point)
+        self.ponder_due = algorithm
         self.say(f"{COLOR_WORDS[color]} ({algorithm.name}) {self.move_words()}.")
         if self.stats:
             line = self.summary_words(algorithm)

@@ -12,7 +12,9 @@ from imago.engine.engine import GameEngine
 from imago.engine.mcts_algorithm import MCTSAlgorithm
 from imago.engine.random_algorithm import RandomAlgorithm
 from imago.game import BLACK, WHITE
+from imago.gtp.cli import build_parser, engine_options
 from imago.gtp.io import ImagoIO
+from imago.terminal import TerminalGame
 
 
 def playout_engine(**options) -> GameEngine:
@@ -96,3 +98,33 @@ def test_the_gtp_loop_ponders_until_the_next_command_comes():
     assert not loop.is_alive()
     assert out.getvalue().startswith("=1 ") and "=2 imago" in out.getvalue()
     assert len(seen) > 5 and seen[-1] - seen[0] > 0.1  # it pondered while nothing came
+
+
+class SlowLines(io.StringIO):
+    """Input typed by a person: each line comes after a pause."""
+
+    def readline(self, *args) -> str:
+        time.sleep(0.3)
+        return super().readline(*args)
+
+
+def test_the_terminal_game_ponders_while_the_person_thinks():
+    game = TerminalGame.create(SlowLines("e5\nd4\nquit\n"), io.StringIO(), algorithm="mcts",
+                               seed=1, options={"model": "none", "visits": 30, "ponder": True})
+    engine = game.players[WHITE]
+    ponder, added = engine.ponder, []
+
+    def counted(state, stop) -> int:
+        added.append(ponder(state, stop))
+        return added[-1]
+
+    engine.ponder = counted
+    assert game.run() == 0
+    assert len(added) == 2 and min(added) > 0  # after each of White's two moves
+    assert [n.vertex for n in game.state.history()][::2] == ["E5", "D4"]
+
+
+def test_go_py_and_imagocli_take_ponder():
+    parser = build_parser()
+    assert engine_options(parser.parse_args(["--ponder"]))["ponder"] is True
+    assert "ponder" not in engine_options(parser.parse_args([]))

@@ -9,13 +9,14 @@ new back end (random, policy network, MCTS, ...) is a class and one line in
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import math
 import threading
 import time
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from imago.game import GameState
 
@@ -92,6 +93,29 @@ def prepare_in_background(algorithm: DecisionAlgorithm, size: int) -> threading.
     thread = threading.Thread(target=prepare, name=f"prepare-{algorithm.name}", daemon=True)
     thread.start()
     return thread
+
+
+@contextlib.contextmanager
+def pondering(algorithm: DecisionAlgorithm, state: GameState) -> Iterator[None]:
+    """While the ``with`` block runs (a front end waiting for a person's
+    move), let ``algorithm`` ponder ``state`` in a daemon thread; at the
+    block's end it stops and is waited for, so the block's caller may then
+    touch ``state`` and the algorithm again. A failure is logged."""
+    done = threading.Event()
+
+    def ponder() -> None:
+        try:
+            algorithm.ponder(state, done.is_set)
+        except Exception:  # pondering is a bonus: never the end of a game
+            logging.getLogger(__name__).exception("pondering failed")
+
+    thread = threading.Thread(target=ponder, name=f"ponder-{algorithm.name}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 def checked(name: str, value: Any, kind: type = float, low: Optional[float] = None,

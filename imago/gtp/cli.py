@@ -79,7 +79,8 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that shape the engine's algorithm, shared by imagocli.py
-    and go.py: ``-o KEY=VALUE``, ``--seed``, ``--visits``, ``--no-resign``."""
+    and go.py: ``-o KEY=VALUE``, ``--seed``, ``--visits``, ``--no-resign``,
+    ``--ponder``."""
     parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
                         metavar="KEY=VALUE",
                         help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
@@ -89,6 +90,11 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
                         help="search visits per move when there is no time limit "
                              "(mcts, uct)")
     parser.add_argument("--no-resign", action="store_true", help="never resign")
+    parser.add_argument("--ponder", action="store_true",
+                        help="think on the opponent's time after each move played, until "
+                             "the opponent's move comes (mcts; -o ponder_visits=N caps the "
+                             "tree, default 50000); off by default: it takes the processor "
+                             "an opponent on the same machine thinks with")
 
 
 def engine_options(args: argparse.Namespace) -> dict:
@@ -98,6 +104,8 @@ def engine_options(args: argparse.Namespace) -> dict:
     options = shared_options(args.algorithm, args.visits, args.no_resign)
     if args.seed is not None:
         options["seed"] = args.seed
+    if args.ponder:
+        options["ponder"] = True
     options.update(dict(args.option))
     return options
 
@@ -130,11 +138,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--time", type=_positive, default=None, metavar="SECONDS",
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
-    parser.add_argument("--ponder", action="store_true",
-                        help="think on the opponent's time after each move played, until the "
-                             "next command (mcts; -o ponder_visits=N caps the tree, default "
-                             "50000); off by default: it takes the processor the opponent may "
-                             "share")
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
                         help="the rules until the controller sends kata-set-rules or kgs-rules: "
                              "KataGo's names, e.g. japanese (territory scoring), chinese (a "
@@ -160,8 +163,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     options: dict = {}
     try:
         options = engine_options(args)
-        if args.ponder:
-            options.setdefault("ponder", True)
         algorithm = create_algorithm(args.algorithm, **options)
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
