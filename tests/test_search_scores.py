@@ -11,6 +11,7 @@ import pytest
 from imago.game import BLACK, WHITE, GameState, vertex_to_index
 from imago.nn.evaluator import Evaluation
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
+from imago.search.tree import CLOSED
 
 
 class WhiteAheadEvaluator:
@@ -205,3 +206,22 @@ def test_wide_root_noise_spreads_the_roots_visits():
         tried.append(int((root.visits > 0).sum()))
         assert root.total_visits() >= 199 and search.chosen_action() == 40
     assert tried[1] > 2 * tried[0]
+    # occupied points stay closed however wide the root (a power of their
+    # -inf prior was NaN, which argmax takes for the best)
+    game = GameState(9)
+    for vertex in ("C3", "G7", "C7", "G3", "E5"):
+        game.play(BLACK, vertex_to_index(vertex, 9))
+        game.play(WHITE, None)
+    search = PUCTSearch(Peaked(), batch_size=4, seed=1)
+    search.wide_root_noise = 5.0
+    choose, closed = search._choose, []
+
+    def watched(node, center=0.0):
+        action, edge = choose(node, center)
+        if node is search.root and node.priors[action] == CLOSED:
+            closed.append(action)
+        return action, edge
+
+    search._choose = watched
+    root = search.run(game, BLACK, visits=300, early_stop=False)
+    assert root.total_visits() >= 299 and (root.visits > 0).sum() > 40 and closed == []

@@ -277,8 +277,8 @@ class PUCTSearch(RootSetup, SearchReports):
         are decided by the win rate)."""
         priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
         wide = self.wide_root_noise if node is self.root else 0.0
-        if wide:
-            priors **= 1.0 / (1.0 + 4.0 * wide)
+        if wide:  # the open moves' priors only: a closed one's -inf stays
+            np.power(priors, 1.0 / (1.0 + 4.0 * wide), out=priors, where=priors > 0)
         if node.struck is not None:
             priors[node.struck] = -np.inf
         k = node.edges
