@@ -235,3 +235,29 @@ def test_imago_params_values_are_checked_and_reach_the_search():
     assert search.c_puct == 2.0 and search.fpu_reduction == -0.5 and search.batch_size in (1, 4)
     assert search.lcb_z == 0
     assert engine.state.current.number == 1  # the genmove ran with them
+
+
+def test_kata_analyze_ownership_stdev_is_the_trees_spread():
+    model = ROOT / "models" / "residual9.keras"
+    if not model.exists():
+        pytest.skip("the shipped model is missing")
+    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=100, seed=1), size=9)
+    out = io.StringIO()
+    commands = [(0, "kata-analyze b 10 ownership true ownershipStdev true\n"),
+                (InfoLines(4), "\n")]
+    ImagoIO(engine, TimedInput(commands, out), out).run()
+    line = [ln for ln in out.getvalue().split("\n") if ln.startswith("info ")][-1]
+    owned, spread = line.split(" ownership ")[1].split(" ownershipStdev ")
+    assert len(owned.split()) == len(spread.split()) == 81
+    values = [float(v) for v in spread.split()]
+    assert all(0 <= v <= 1 for v in values) and max(values) > 0.01
+    mean, stdev = engine.algorithm.search.tree_ownership_spread()
+    assert values == pytest.approx(stdev.tolist(), abs=0.05)
+    assert [float(v) for v in owned.split()] == pytest.approx(mean.tolist(), abs=0.05)
+
+
+def test_kata_analyze_ownership_stdev_alone_and_with_playouts():
+    text, _ = run([(0, "kata-analyze b 10 ownershipStdev true\n"), (InfoLines(1), "\n")])
+    line = text.split("\n")[1]
+    assert " ownership " not in line  # only the spread was asked for
+    assert [float(v) for v in line.split(" ownershipStdev ")[1].split()] == [0.0] * 81

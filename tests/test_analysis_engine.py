@@ -265,3 +265,26 @@ def test_katrain_starts_it_with_its_own_command_line_and_config(tmp_path):
     assert len(first["ownership"]) == 81
     assert {"move", "visits", "winrate", "scoreLead", "prior", "lcb", "order", "pv"} <= set(first)
     assert next(m for m in messages if m.get("id") == "QUERY:2")["action"] == "query_version"
+
+
+def test_ownership_spread_over_the_search_tree():
+    # KataGo's includeOwnershipStdev / includeMovesOwnershipStdev: how much
+    # the positions the search evaluated disagree on each point's owner
+    engine = AnalysisEngine(str(MODEL), seed=1, max_searches=2)
+    try:
+        [answer] = engine.analyze(query("s", analyzeTurns=[2], maxVisits=60,
+                                        includeOwnershipStdev=True,
+                                        includeMovesOwnershipStdev=True))
+        [both] = engine.analyze(query("o", analyzeTurns=[2], maxVisits=60,
+                                      includeOwnership=True, includeOwnershipStdev=True))
+    finally:
+        engine.close(wait=False)
+    assert "ownership" not in answer and len(answer["ownershipStdev"]) == 81
+    spread = answer["ownershipStdev"]
+    assert all(0.0 <= v <= 1.0 for v in spread) and max(spread) > 0.01
+    moves = answer["moveInfos"]
+    assert all(len(m["ownershipStdev"]) == 81 and "ownership" not in m for m in moves)
+    assert max(moves[0]["ownershipStdev"]) > 0.01  # many positions under it
+    alone = [m for m in moves if m["visits"] == 1]
+    assert all(max(m["ownershipStdev"]) == 0.0 for m in alone)  # one answer, no spread
+    assert len(both["ownership"]) == len(both["ownershipStdev"]) == 81

@@ -437,10 +437,12 @@ def test_visits_above_the_limit_are_clamped():
     assert warning["field"] == "maxVisits" and outcome.query.max_visits == 1000
 
 
-def test_ownership_spread_is_not_estimated():
-    [warning] = warnings(parse(base(includeOwnershipStdev=True)))
-    assert warning["field"] == "includeOwnershipStdev"
-    assert ok(base(includeOwnershipStdev=False, includeMovesOwnershipStdev=False))
+def test_ownership_spread_is_asked_for_without_warnings():
+    outcome = parse(base(includeOwnershipStdev=True, includeMovesOwnershipStdev=True))
+    assert warnings(outcome) == []
+    query = outcome.query
+    assert query.include_ownership_stdev and query.include_moves_ownership_stdev
+    assert not query.include_ownership and not query.include_moves_ownership
 
 
 def test_warnings_come_with_an_error_too():

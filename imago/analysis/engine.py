@@ -419,16 +419,19 @@ class AnalysisEngine:
         unsearched move asks the search's root position)."""
         query, turn, search = analysis.query, analysis.turn, job.search
         board = job.state.board
-        if query.include_ownership:
-            searched = search.tree_ownership(job.root)
-            if searched is not None:
-                analysis.ownership = [float(v) for v in searched]
-            elif answer is not None and answer[3] is not None:
-                analysis.ownership = [float(v) for v in answer[3]]
-            else:
-                judged = count(board, job.state.rules, turn.to_move)
-                sign = 1.0 if turn.to_move == BLACK else -1.0
-                analysis.ownership = [sign * judged.ownership[p] for p in board.on_board()]
+        if query.include_ownership or query.include_ownership_stdev:
+            spread = search.tree_ownership_spread(job.root)
+            if spread is not None:
+                analysis.ownership = [float(v) for v in spread[0]]
+                analysis.ownership_stdev = [float(v) for v in spread[1]]
+            else:  # one estimate, no spread
+                if answer is not None and answer[3] is not None:
+                    analysis.ownership = [float(v) for v in answer[3]]
+                else:
+                    judged = count(board, job.state.rules, turn.to_move)
+                    sign = 1.0 if turn.to_move == BLACK else -1.0
+                    analysis.ownership = [sign * judged.ownership[p] for p in board.on_board()]
+                analysis.ownership_stdev = [0.0] * len(analysis.ownership)
         if query.include_policy and answer is not None:
             policy = np.asarray(answer[0], dtype=np.float64)
             legal = np.zeros(len(policy), dtype=bool)
@@ -439,23 +442,24 @@ class AnalysisEngine:
             total = policy[legal].sum()
             policy = np.where(legal, policy / total if total > 0 else 0.0, -1.0)
             analysis.policy = [float(v) for v in policy]
-        if query.include_moves_ownership:
+        if query.include_moves_ownership or query.include_moves_ownership_stdev:
             self._add_moves_ownership(analysis, job)
 
     @staticmethod
     def _add_moves_ownership(analysis: TurnAnalysis, job: SearchJob) -> None:
         """Each candidate's ownership from the root player's view: its
-        subtree's mean, or the network's answer for a child the tree did
-        not evaluate."""
+        subtree's mean (and spread), or the network's answer for a child the
+        tree did not evaluate (a spread of 0)."""
         search, root, size = job.search, job.root, analysis.query.size
         unsearched = []
         for move in analysis.moves:
             action = action_of(move.point, size)
             edge = root.edge(action) if root is not None else -1
             child = root.children[edge] if edge >= 0 else None
-            owned = search.tree_ownership(child) if child is not None else None
-            if owned is not None:
-                move.ownership = [-float(v) for v in owned]
+            spread = search.tree_ownership_spread(child) if child is not None else None
+            if spread is not None:
+                move.ownership = [-float(v) for v in spread[0]]
+                move.ownership_stdev = [float(v) for v in spread[1]]
             else:
                 unsearched.append((move, action))
         if unsearched and hasattr(search.evaluator, "ownerships"):
@@ -464,6 +468,7 @@ class AnalysisEngine:
             if owned is not None:
                 for (move, _), row in zip(unsearched, owned):
                     move.ownership = [-float(v) for v in row]
+                    move.ownership_stdev = [0.0] * len(row)
 
     def _finished_game(self, task: _Task, during: bool) -> TurnAnalysis:
         """A position after two passes: the count is the answer."""

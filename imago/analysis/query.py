@@ -46,9 +46,10 @@ QUERY_FIELDS = frozenset((
     "avoidMoves", "allowMoves", "overrideSettings", "reportDuringSearchEvery",
     "firstReportDuringSearchAfter", "priority", "priorities"))
 BOOLEAN_FIELDS = {"includeOwnership": "include_ownership",
+                  "includeOwnershipStdev": "include_ownership_stdev",
                   "includeMovesOwnership": "include_moves_ownership",
+                  "includeMovesOwnershipStdev": "include_moves_ownership_stdev",
                   "includePolicy": "include_policy", "includePVVisits": "include_pv_visits"}
-UNSUPPORTED_BOOLEANS = ("includeOwnershipStdev", "includeMovesOwnershipStdev")
 
 
 @dataclass
@@ -113,7 +114,9 @@ class Query:
     pv_len: int
     report_as: str
     include_ownership: bool = False
+    include_ownership_stdev: bool = False
     include_moves_ownership: bool = False
+    include_moves_ownership_stdev: bool = False
     include_policy: bool = False
     include_pv_visits: bool = False
     avoid: list[MoveFilter] = field(default_factory=list)
@@ -414,9 +417,6 @@ class _QueryReader:
         for name, attribute in BOOLEAN_FIELDS.items():
             if name in request:
                 query_fields[attribute] = self._bool(name)
-        for name in UNSUPPORTED_BOOLEANS:
-            if name in request and self._bool(name):
-                self.warn(name, "imago does not estimate the spread of ownership; ignored")
         self._reports(query_fields)
         priority = 0
         if "priority" in request:

@@ -62,6 +62,7 @@ class MoveInfo:
     pv: list
     pv_visits: list
     ownership: Optional[list] = None
+    ownership_stdev: Optional[list] = None
 
 
 @dataclass
@@ -81,6 +82,7 @@ class TurnAnalysis:
     root_visits: int
     during_search: bool
     ownership: Optional[list] = None
+    ownership_stdev: Optional[list] = None
     policy: Optional[list] = None
 
 
@@ -138,6 +140,8 @@ def move_info(move: MoveInfo, order: int, query: Query, sign: int) -> dict:
         out["pvVisits"] = visits or [int(move.visits)]
     if query.include_moves_ownership and move.ownership is not None:
         out["ownership"] = [_side(v, sign) for v in move.ownership]
+    if query.include_moves_ownership_stdev and move.ownership_stdev is not None:
+        out["ownershipStdev"] = [float(v) for v in move.ownership_stdev]
     return out
 
 
@@ -156,6 +160,8 @@ def turn_response(analysis: TurnAnalysis) -> dict:
            "rootInfo": root}
     if query.include_ownership and analysis.ownership is not None:
         out["ownership"] = [_side(v, sign) for v in analysis.ownership]
+    if query.include_ownership_stdev and analysis.ownership_stdev is not None:
+        out["ownershipStdev"] = [float(v) for v in analysis.ownership_stdev]
     if query.include_policy and analysis.policy is not None:
         out["policy"] = [float(p) for p in analysis.policy]
     return out

@@ -29,8 +29,8 @@ MAX_ANALYSIS_VISITS = 1_000_000
 FLAGS = ("ownership", "ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits",
          "pvedgevisits", "rootinfo")
 """KataGo's ``key true|false`` options (keys in lower case); of these imago
-draws only ``ownership`` (``kata-analyze``), the others are checked and
-accepted."""
+draws ``ownership`` and ``ownershipStdev`` (``kata-analyze``), the others are
+checked and accepted."""
 
 
 @dataclass
@@ -38,7 +38,8 @@ class AnalyzeRequest:
     """What an analysis command asked for: the colour ``who`` to analyse,
     the ``interval`` between info lines in seconds, ``max_moves``
     candidates at most (None: all; ``minmoves`` is accepted but imago lists
-    only the moves it searched), ``ownership``, and the first moves to
+    only the moves it searched), ``ownership`` and ``ownership_stdev``
+    (KataGo's ``ownershipStdev``), and the first moves to
     leave out (``avoid``) or keep only (``allow``, None: all) -- the
     search still looks at them, they are only not listed."""
 
@@ -46,6 +47,7 @@ class AnalyzeRequest:
     interval: float = DEFAULT_INTERVAL
     max_moves: Optional[int] = None
     ownership: bool = False
+    ownership_stdev: bool = False
     avoid: set[Optional[int]] = field(default_factory=set)
     allow: Optional[set[Optional[int]]] = None
 
@@ -103,6 +105,8 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
                 raise GtpError("syntax error")
             if key == "ownership":
                 request.ownership = flag == "true"
+            elif key == "ownershipstdev":
+                request.ownership_stdev = flag == "true"
         elif key in ("avoid", "allow"):
             who = color(engine, values[0])
             points = _vertices(engine, values[1])
@@ -133,12 +137,13 @@ def lz_line(results: list[SearchResult], size: int) -> str:
 
 
 def kata_line(results: list[SearchResult], size: int, lead: float,
-              ownership: Optional[list[float]]) -> str:
+              ownership: Optional[list[float]],
+              ownership_stdev: Optional[list[float]] = None) -> str:
     """KataGo's format: floats in [0, 1]; ``scoreLead`` for the side to move:
     each candidate's lead backed up by the search from the network's
     ownership, or (an evaluator without a score) ``lead``, the position's
     count for every candidate; optionally ``ownership`` for the side to
-    move, row by row from the top left."""
+    move, row by row from the top left, and its ``ownershipStdev``."""
     parts = []
     for order, r in enumerate(results):
         pv = " ".join(index_to_vertex(p, size) for p in r.pv)
@@ -149,6 +154,8 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
     line = " ".join(parts)
     if ownership is not None:
         line += " ownership " + " ".join(f"{v:.3f}" for v in ownership)
+    if ownership_stdev is not None:
+        line += " ownershipStdev " + " ".join(f"{v:.3f}" for v in ownership_stdev)
     return line
 
 
@@ -159,6 +166,15 @@ def side_ownership(engine: GameEngine, who: int) -> list[float]:
     sign = 1.0 if who == BLACK else -1.0
     board = engine.state.board
     return [sign * values[p] for p in board.on_board()]
+
+
+def ownership_stdev(search: PUCTSearch, size: int) -> list[float]:
+    """The spread of the ownership over the search tree's evaluations
+    (:meth:`PUCTSearch.tree_ownership_spread`), row-major from the top
+    left; zeros where the tree kept no ownership (random playouts: one
+    estimate, from the count)."""
+    spread = search.tree_ownership_spread(search.root)
+    return [0.0] * (size * size) if spread is None else [float(v) for v in spread[1]]
 
 
 def side_lead(engine: GameEngine, who: int) -> float:
@@ -183,6 +199,8 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     search = engine.analysis_search()
     lead = side_lead(engine, who) if kata else 0.0
     ownership = side_ownership(engine, who) if kata and request.ownership else None
+    spread_wanted = kata and request.ownership_stdev
+    spread = None
     size = state.size
     owned_at = 0  # the root's visits when the ownership was last averaged over the tree
     while not stream.interrupted():
@@ -190,11 +208,15 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
                           stop=stream.interrupted, early_stop=False)
         results = request.shown(search.results(root, limit=size * size + 1))
         visits = root.total_visits()
-        if ownership is not None and visits >= OWNERSHIP_GROWTH * owned_at:
-            ownership = side_ownership(engine, who)  # the tree's, as it grows
+        if (ownership is not None or spread_wanted) and visits >= OWNERSHIP_GROWTH * owned_at:
+            if ownership is not None:
+                ownership = side_ownership(engine, who)  # the tree's, as it grows
+            if spread_wanted:
+                spread = ownership_stdev(search, size)
             owned_at = max(visits, 1)
         if results:
-            line = kata_line(results, size, lead, ownership) if kata else lz_line(results, size)
+            line = kata_line(results, size, lead, ownership, spread) if kata \
+                else lz_line(results, size)
             if not stream.line(line):
                 break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:

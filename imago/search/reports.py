@@ -62,20 +62,45 @@ class SearchReports:
         games), each seen from the node's side, so lines the search visits
         more weigh more. None when the node kept no ownership (see
         :attr:`keep_ownership`)."""
+        sums = self._ownership_sums(node, squares=False)
+        return None if sums is None else (sums[0] / sums[2]).astype(np.float32)
+
+    def tree_ownership_spread(self, node: Optional[SearchNode] = None
+                              ) -> Optional[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`tree_ownership` and the standard deviation of the same
+        answers about it, point by point (KataGo's ``ownershipStdev``: how
+        much the lines the search read disagree on who owns a point)."""
+        sums = self._ownership_sums(node, squares=True)
+        if sums is None:
+            return None
+        total, squares, count = sums
+        mean = total / count
+        spread = np.sqrt(np.maximum(squares / count - mean * mean, 0.0))
+        return mean.astype(np.float32), spread.astype(np.float32)
+
+    def _ownership_sums(self, node: Optional[SearchNode], squares: bool
+                        ) -> Optional[tuple[np.ndarray, Optional[np.ndarray], int]]:
+        """The sum (and with ``squares`` the sum of squares) of the kept
+        ownership answers of ``node``'s subtree from its side, and their
+        number; None when the node kept none."""
         node = self.root if node is None else node
         if node is None or node.ownership is None:
             return None
         total = np.zeros(len(node.ownership), dtype=np.float64)
+        square_total = np.zeros_like(total) if squares else None
         count = 0
         stack = [(node, 1.0)]
         while stack:
             here, sign = stack.pop()
-            if here.ownership is not None:
-                total += here.ownership if sign > 0 else -here.ownership
+            own = here.ownership
+            if own is not None:
+                total += own if sign > 0 else -own
+                if square_total is not None:
+                    square_total += np.square(own, dtype=np.float64)
                 count += 1
             if here.edges:
                 stack.extend((child, -sign) for child in here.children[:here.edges])
-        return (total / count).astype(np.float32)
+        return total, square_total, count
 
     def results(self, root: Optional[SearchNode] = None, limit: int = 10,
                 pv_length: int = 10) -> list[SearchResult]:
