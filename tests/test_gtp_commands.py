@@ -336,6 +336,25 @@ def test_set_free_handicap(engine):
     assert engine.state.board.is_empty_board()
 
 
+def test_set_position(engine):
+    # KataGo's extension: a position with no history, replacing the board
+    ok(engine, "play b a9")
+    assert gtp(engine, "1 set_position b C3 w d4 B e5") == "=1\n\n"
+    assert [stone(engine, v) for v in ("C3", "D4", "E5", "A9")] == [BLACK, WHITE, BLACK, EMPTY]
+    assert engine.state.to_move == BLACK and engine.state.current.number == 0
+    assert "AB[cg][ee]" in ok(engine, "printsgf") and "AW[df]" in ok(engine, "printsgf")
+    ok(engine, "play w d3")  # the game goes on from there
+    for bad, why in (("b a1 w a2 w b1", "illegal position: the stones at A1 have no liberty"),
+                     ("b a1 w a1", "illegal position: A1 is given twice"),
+                     ("b", "syntax error"), ("b pass", "syntax error: a stone cannot be a pass"),
+                     ("b z99", "syntax error: vertex off the board: 'z99'"),
+                     ("red a1", "invalid color")):
+        assert error(engine, f"set_position {bad}") == why, bad
+    assert stone(engine, "D3") == WHITE  # each refusal left the game as it was
+    ok(engine, "set_position")
+    assert engine.state.board.is_empty_board()
+
+
 # ---------------------------------------------------------------- time
 def test_time_settings(engine):
     clock = engine.time_control

@@ -287,6 +287,29 @@ class GameEngine:
         """Place handicap stones where the opponent chose."""
         self.state.set_free_handicap(points)
 
+    def set_position(self, stones: list[tuple[int, int]]) -> None:
+        """Replace the game with a position of ``stones`` (``(colour,
+        point)``) and no history (KataGo's ``set_position``: no ko nor
+        superko yet, nothing captured), Black to move; the komi and rules
+        stay. Raises ValueError, the game unchanged, for a point given twice
+        or stones left without a liberty."""
+        placed: dict[int, int] = {}
+        for color, point in stones:
+            if point in placed:
+                raise ValueError(f"{self.format_move(point)} is given twice")
+            placed[point] = color
+        state = GameState(self.size, self.state.komi)
+        state.root.add_setup(black=[p for p, c in placed.items() if c == BLACK],
+                             white=[p for p, c in placed.items() if c == WHITE])
+        board = state.root.board
+        for point in placed:
+            if not board.liberties(point):
+                raise ValueError(f"the stones at {self.format_move(point)} have no liberty")
+        state.goto(state.root)
+        state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
+        self.state = state
+        self._new_game()
+
     # ------------------------------------------------------------ scoring
     def ownership(self) -> list[float]:
         """Expected owner of every cell at the end (+1 Black, -1 White), for

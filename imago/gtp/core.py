@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import imago
 from imago.engine.engine import STATUSES, GameEngine
-from imago.game import IllegalMoveError, index_to_vertex
+from imago.game import IllegalMoveError, index_to_vertex, vertex_to_index
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
 from imago.game.rulesets import IMAGO_RULES, KGS_RULES, parse_rules
@@ -181,6 +181,26 @@ def _set_free_handicap(engine: GameEngine, points: list[int]) -> str:
             raise GtpError("board not empty") from None
         log.info("set_free_handicap refused: %s", error)
         raise GtpError("bad vertex list") from None
+    return ""
+
+
+@command("set_position", rest=word)
+def _set_position(engine: GameEngine, words: list[str]) -> str:
+    if len(words) % 2:
+        raise GtpError("syntax error")
+    stones = []
+    for who, vertex in zip(words[0::2], words[1::2]):
+        try:
+            point = vertex_to_index(vertex, engine.size)
+        except ValueError as error:
+            raise GtpError(f"syntax error: {error}") from None
+        if point is None:
+            raise GtpError("syntax error: a stone cannot be a pass")
+        stones.append((color(engine, who), point))
+    try:
+        engine.set_position(stones)
+    except ValueError as error:
+        raise GtpError(f"illegal position: {error}") from None
     return ""
 
 
