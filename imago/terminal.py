@@ -32,6 +32,7 @@ from imago.sgf.files import MAX_SGF_BYTES, file_problem
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, RESIGN, DecisionAlgorithm,
                                     UnknownOptionError, create_algorithm, pondering,
                                     prepare_in_background)
+from imago.engine.engine import summary_words
 
 DEFAULT_SIZE = 9
 DEFAULT_KOMI = 7.5
@@ -460,14 +461,7 @@ class TerminalGame:
 
     def summary_words(self, algorithm: DecisionAlgorithm) -> str:
         """``winrate 56.0%, 800 visits, expects D4 E5 C3`` for the last search."""
-        info = algorithm.summary()
-        if not info:
-            return ""
-        pv = " ".join(index_to_vertex(p, self.state.size) for p in info.get("pv", [])[:6])
-        if "exact" in info:
-            return f"solved: {info['exact']:+d} points on the board for the side that moved"
-        text = f"winrate {info['winrate']:.1%}, {info['visits']} visits"
-        return text + (f", expects {pv}" if pv else "")
+        return summary_words(algorithm.summary(), self.state.size)
 
     def move_words(self) -> str:
         """``plays D4`` or ``passes``: the current node's move as words."""

@@ -418,6 +418,47 @@ def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(en
     assert engine.state.komi == 5.5
 
 
+def test_kata_set_rule_changes_one_option(engine, caplog):
+    import json
+
+    ok(engine, "kata-set-rule scoring TERRITORY")
+    assert engine.state.scoring == "territory" and engine.state.komi == 7.5
+    ok(engine, "kata-set-rule whiteHandicapBonus N")
+    ok(engine, "kata-set-rule komi 6.5")
+    rules = json.loads(ok(engine, "kata-get-rules"))
+    assert (rules["scoring"], rules["whiteHandicapBonus"], rules["komi"]) == ("TERRITORY", "N",
+                                                                             6.5)
+    ok(engine, "kata-set-rule suicide true")
+    assert "not with suicide allowed" in caplog.text
+    assert error(engine, "kata-set-rule scoring NONE") == \
+        "unknown rules: rules option scoring must be one of AREA, TERRITORY"
+    assert error(engine, "kata-set-rule colour red").startswith("unknown rules option colour;")
+    assert error(engine, "kata-set-rule komi 0.3").startswith("unknown rules: must be")
+    assert error(engine, "kata-set-rule komi x") == "syntax error"
+    assert error(engine, "kata-set-rule scoring") == "syntax error"
+    assert engine.state.komi == 6.5 and engine.state.scoring == "territory"
+
+
+def test_small_commands_other_controllers_send(engine):
+    assert ok(engine, "stop") == "" and ok(engine, "kgs-game_over") == ""
+    assert float(ok(engine, "gomill-cpu_time")) >= 0
+    assert ok(engine, "gomill-explain_last_move") == ""  # nothing chosen yet
+    ok(engine, "genmove b")
+    assert ok(engine, "gomill-explain_last_move") == ""  # the random algorithm has no search
+
+
+def test_explain_last_move_tells_what_the_search_saw():
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    engine = GameEngine(MCTSAlgorithm(model="none", visits=50, seed=1, ponder=True,
+                                      ponder_visits=300), 9, 7.5)
+    move = ok(engine, "genmove b")
+    words = ok(engine, "gomill-explain_last_move")
+    assert words.startswith("winrate ") and " visits, expects " + move in words
+    engine.ponder(lambda: False)  # the tree moved on to White's replies
+    assert ok(engine, "gomill-explain_last_move") == words
+
+
 def test_rules_with_a_white_handicap_bonus_add_it_to_the_komi_of_handicap_games(engine,
                                                                                  tmp_path):
     """Chinese rules give White a point a handicap stone, AGA's a point a

@@ -48,6 +48,19 @@ def keep_main_line(root: Any, move_number: Optional[int] = None) -> None:
         node, played = child, played + moves(child)
 
 
+def summary_words(info: Optional[dict], size: int) -> str:
+    """``winrate 56.0%, 800 visits, expects D4 E5 C3``: an algorithm's
+    :meth:`~imago.engine.algorithm.DecisionAlgorithm.summary` in words
+    (empty without one)."""
+    if not info:
+        return ""
+    if "exact" in info:
+        return f"solved: {info['exact']:+d} points on the board for the side that moved"
+    pv = " ".join(index_to_vertex(p, size) for p in info.get("pv", [])[:6])
+    text = f"winrate {info['winrate']:.1%}, {info['visits']} visits"
+    return text + (f", expects {pv}" if pv else "")
+
+
 def algorithm_parameters(algorithm: DecisionAlgorithm) -> set[str]:
     """The keyword arguments the algorithm's ``choose_move`` accepts."""
     try:
@@ -76,6 +89,7 @@ class GameEngine:
         self._preparing: Optional[threading.Thread] = None
         self._prepares = False  # whether a new board size is prepared in the background
         self._ponder_due = False  # a move of ours was played: the opponent thinks now
+        self.explanation = ""  # the last chosen move's search in words (summary_words)
         self.algorithm.new_game(self.state)
 
     def start_preparing(self) -> None:
@@ -193,6 +207,7 @@ class GameEngine:
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
         self.time_control.record_move(color, used + waited, seconds, waited=waited)
+        self.explanation = summary_words(self.algorithm.summary(), self.size)
         if log.isEnabledFor(logging.INFO):
             summary = self.algorithm.summary() or {}
             found = (f", proven {summary['exact']:+d}" if "exact" in summary else

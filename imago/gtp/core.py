@@ -134,6 +134,29 @@ def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
     return ""
 
 
+@command("kata-set-rule", word, word)
+def _kata_set_rule(engine: GameEngine, key: str, value: str) -> str:
+    """One of KataGo's rule options (``ko``, ``scoring``, ``tax``,
+    ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``komi``) changed,
+    the others as :func:`_kata_get_rules` reports them, accepted as
+    ``kata-set-rules`` accepts a rules object."""
+    options = json.loads(_kata_get_rules(engine))
+    if key not in options:
+        raise GtpError(f"unknown rules option {key[:40]}; one of {', '.join(sorted(options))}")
+    words = {"true": True, "false": False}
+    if key == "komi":
+        options[key] = number(engine, value)
+    else:
+        options[key] = words.get(value.lower(), value)
+    try:
+        rules = parse_rules(options)
+    except ValueError as error:
+        raise GtpError(f"unknown rules: {error}") from None
+    engine.set_komi(rules.komi)
+    _play_as_imago(engine, rules, f"{key} {value}")
+    return ""
+
+
 @command("kgs-rules", lower_word)
 def _kgs_rules(engine: GameEngine, name: str) -> str:
     """kgsGtp's rules of the game (japanese, chinese, aga, new_zealand):
@@ -260,6 +283,30 @@ def _move_history(engine: GameEngine) -> str:
     return "\n".join(f"{COLOR_NAMES[n.color]} {n.vertex}" for n in engine.move_history())
 
 
+@command("gomill-explain_last_move")
+def _explain_last_move(engine: GameEngine) -> str:
+    """What the search saw when it chose the last move imago generated
+    (gomill's ringmaster keeps it in the game record): win rate, visits and
+    the line it expected; empty when no search chose a move yet."""
+    return engine.explanation
+
+
+@command("stop")
+def _stop(engine: GameEngine) -> str:
+    """KataGo's: stop analysis or pondering. Any command line does that
+    already (the analysis answers end when input arrives); this one only
+    answers."""
+    return ""
+
+
+@command("kgs-game_over")
+def _kgs_game_over(engine: GameEngine) -> str:
+    """kgsGtp's notice that the game has ended (it sends it to engines that
+    know it); imago notes it and waits for the next game."""
+    log.info("KGS: the game is over")
+    return ""
+
+
 # ---------------------------------------------------------------- scoring
 @command("final_score")
 def _final_score(engine: GameEngine) -> str:
@@ -351,6 +398,7 @@ def _time_left(engine: GameEngine, who: int, seconds: float, stones: int) -> str
 
 
 @command("cputime")
+@command("gomill-cpu_time")
 def _cputime(engine: GameEngine) -> str:
     """GoGui's ``cputime``: CPU seconds the engine process has used since it
     started, all its threads and any children it waited for included
