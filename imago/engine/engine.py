@@ -207,9 +207,9 @@ class GameEngine:
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
         self.time_control.record_move(color, used + waited, seconds, waited=waited)
-        self.explanation = summary_words(self.algorithm.summary(), self.size)
+        summary = self.algorithm.summary() or {}
+        self.explanation = summary_words(summary, self.size)
         if log.isEnabledFor(logging.INFO):
-            summary = self.algorithm.summary() or {}
             found = (f", proven {summary['exact']:+d}" if "exact" in summary else
                      f", {summary['visits']:,} visits" if "visits" in summary else "")
             loading = f", after {waited:.2f} s loading the network" if waited > 0.01 else ""
