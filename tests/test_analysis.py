@@ -261,3 +261,40 @@ def test_kata_analyze_ownership_stdev_alone_and_with_playouts():
     line = text.split("\n")[1]
     assert " ownership " not in line  # only the spread was asked for
     assert [float(v) for v in line.split(" ownershipStdev ")[1].split()] == [0.0] * 81
+
+
+def test_kata_raw_nn_shows_the_networks_answer_from_whites_side():
+    from imago.gtp.commands import GtpError, Session, execute
+
+    model = ROOT / "models" / "residual9.keras"
+    if not model.exists():
+        pytest.skip("the shipped model is missing")
+    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=10, seed=1), size=9)
+    session = Session(engine)
+    execute(session, "play", ["b", "e5"])
+    execute(session, "play", ["w", "c3"])
+    answers = {which: execute(session, "kata-raw-nn", [which]) for which in ("0", "5", "all")}
+    for which, text in answers.items():
+        lines = text.split("\n")
+        assert lines[0] == f"symmetry {which}" and lines[1].startswith("whiteWin ")
+        win, loss = float(lines[1].split()[1]), float(lines[2].split()[1])
+        assert 0 <= win <= 1 and win + loss == pytest.approx(1)
+        policy_at = lines.index("policy")
+        rows = [row.split() for row in lines[policy_at + 1:policy_at + 10]]
+        assert rows[4][4] == "NAN" and rows[6][2] == "NAN"  # E5 and C3 are taken
+        total = sum(float(v) for row in rows for v in row if v != "NAN")
+        total += float(lines[policy_at + 10].split()[1])  # policyPass
+        assert total == pytest.approx(1, abs=1e-3)
+        owned = lines[lines.index("whiteOwnership") + 1:]
+        assert len(owned) == 9 and all(len(row.split()) == 9 for row in owned)
+    assert answers["0"] != answers["5"]  # each symmetry its own answer
+    # Black is to move: the network's value for Black is White's loss
+    black = engine.algorithm.networks.for_size(9).raw(engine.state.current, 0)
+    win = float(answers["0"].split("\n")[1].split()[1])
+    assert win == pytest.approx((1 - float(black["value"].reshape(-1)[0])) / 2, abs=1e-5)
+    for bad in ("8", "-1", "x"):
+        with pytest.raises(GtpError, match="syntax error"):
+            execute(session, "kata-raw-nn", [bad])
+    random = Session(GameEngine(create_algorithm("random", seed=1), size=9))
+    with pytest.raises(GtpError, match="no network plays 9x9 here"):
+        execute(random, "kata-raw-nn", ["all"])

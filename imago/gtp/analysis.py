@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from imago.engine.engine import GameEngine
-from imago.game import BLACK, index_to_vertex, vertex_to_index
+from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch, SearchResult
 
 from .moves import engine_move
@@ -255,6 +255,44 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
 
     move = engine_move(session, who, progress=progress, interval=request.interval)
     return f"play {engine.format_move(move)}"
+
+
+@command("kata-raw-nn", lower_word)
+def _kata_raw_nn(engine: GameEngine, which: str) -> str:
+    """KataGo's raw network output for the position, from White's side:
+    under board symmetry ``which`` (0-7) or the mean of ``all`` 8; the
+    policy row by row from the top (``NAN`` where the move is illegal),
+    then the pass's; the ownership the same way, +1 for White."""
+    if which != "all" and not (which.isdigit() and int(which) < 8):
+        raise GtpError("syntax error: a symmetry from 0 to 7, or all")
+    networks = getattr(engine.algorithm, "networks", None)
+    size, state = engine.size, engine.state
+    if networks is None or not networks.uses_network(size):
+        raise GtpError(f"no network plays {size}x{size} here")
+    evaluator = networks.for_size(size)
+    try:
+        out = evaluator.raw(state.current, None if which == "all" else int(which))
+    except ValueError as error:  # a network made for another size
+        raise GtpError(str(error)) from None
+    white = 1.0 if state.to_move == WHITE else -1.0
+    board = state.board
+    lines = [f"symmetry {which}"]
+    if "value" in out:
+        win = (1.0 + white * float(out["value"].reshape(-1)[0])) / 2.0
+        lines += [f"whiteWin {win:.6f}", f"whiteLoss {1.0 - win:.6f}", "noResult 0.000000"]
+    if "score" in out:
+        lines.append(f"whiteLead {white * float(out['score'].reshape(-1)[0]):.3f}")
+    policy = out["policy"]
+    legal = [board.illegal_reason(board.index(c, r), state.to_move) is None
+             for r in range(size) for c in range(size)]
+    cells = [f"{p:.6f}" if ok else "NAN" for p, ok in zip(policy[:-1], legal)]
+    lines += ["policy"] + [" ".join(cells[r * size:(r + 1) * size]) for r in range(size)]
+    lines.append(f"policyPass {float(policy[-1]):.6f}")
+    if "ownership" in out:
+        owned = [f"{white * v:.6f}" for v in out["ownership"]]
+        lines += ["whiteOwnership"] + [" ".join(owned[r * size:(r + 1) * size])
+                                       for r in range(size)]
+    return "\n".join(lines)
 
 
 @command("lz-genmove_analyze", rest=word, pass_session=True)

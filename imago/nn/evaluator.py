@@ -257,6 +257,23 @@ class NetworkEvaluator:
             margins = out["score"] + np.where(black, komi, -komi)
         return Evaluation(out["policy"], value, margins, ownership)
 
+    def raw(self, node, symmetry: Optional[int] = None) -> dict[str, np.ndarray]:
+        """Every head's answer for one position as the network gives it,
+        from its player to move's side (``policy`` over the points and the
+        pass, ``value`` in [-1, 1], ``ownership``, ``score``: the lead with
+        the komi in it, where the network has those heads): under board
+        ``symmetry`` (0-7, the answer turned back) or, with None, the mean
+        over all 8. KataGo's ``kata-raw-nn`` shows such answers."""
+        from .features import encode_batch
+
+        with self._lock:
+            if symmetry is None:
+                out = self.network.evaluate_averaged(encode_batch([node],
+                                                                  self.network.plane_set))
+            else:
+                out = self.network.evaluate_nodes([node], symmetries=[symmetry])
+        return {name: np.asarray(values[0]) for name, values in out.items()}
+
     def ownerships(self, nodes: Sequence, averaged: bool = True) -> Optional[np.ndarray]:
         """Ownership ``(n, size*size)`` of positions of one size, row-major
         from the top-left, +1 for each one's player to move: the 8-symmetry
