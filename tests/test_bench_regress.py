@@ -284,6 +284,12 @@ def test_rules_are_set_on_each_fresh_engine(suite, monkeypatch, capsys):
     regress.run_suites(suite, make_engine, 9, rules="japanese")
     # an engine a suite, each counting by territory after its loadsgf commands
     assert len(engines) == 3 and all(e.state.scoring == "territory" for e in engines)
+    # without rules, imago's own, whatever the records' RU says
+    (suite / "games" / "nine.sgf").write_text(
+        (suite / "games" / "nine.sgf").read_text().replace("(;", "(;RU[Japanese]", 1))
+    engines.clear()
+    regress.run_suites(suite, make_engine, 9)
+    assert len(engines) == 3 and all(e.state.scoring == "area" for e in engines)
     monkeypatch.setattr("imago.engine.algorithm.create_algorithm",
                         lambda name, **options: FirstEmpty())
     assert regress.main([f"--dir={suite}", "--suites=other", "--rules=japanese"]) == 0

@@ -640,6 +640,33 @@ def test_loadsgf_errors_leave_the_game(engine, sgf_file, tmp_path):
     assert engine.size == 9 and stone(engine, "E5") == BLACK
 
 
+def test_loadsgf_counts_by_the_records_rules_unless_rules_were_set(engine, tmp_path, caplog):
+    import logging
+
+    japanese = tmp_path / "japanese.sgf"
+    japanese.write_text("(;GM[1]SZ[9]KM[6.5]RU[Japanese];B[ee];W[cc])", encoding="utf-8")
+    chinese = tmp_path / "chinese.sgf"
+    chinese.write_text("(;GM[1]SZ[9]HA[2]KM[0.5]RU[Chinese]AB[cc][gg];W[ee])",
+                       encoding="utf-8")
+    odd = tmp_path / "odd.sgf"
+    odd.write_text("(;GM[1]SZ[9]RU[Klingon];B[ee])", encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="imago.gtp"):
+        ok(engine, f"loadsgf {japanese}")
+    assert engine.state.scoring == "territory" and engine.state.komi == 6.5
+    assert "counted by the record's rules 'Japanese': territory scoring" in caplog.text
+    ok(engine, f"loadsgf {chinese}")
+    assert (engine.state.scoring, engine.state.handicap_bonus) == ("area", "N")
+    assert engine.state.game_komi == 2.5  # a point for each of the two handicap stones
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="imago.gtp"):
+        ok(engine, f"loadsgf {odd}")  # unknown: the rules in force stay
+    assert (engine.state.scoring, engine.state.handicap_bonus) == ("area", "N")
+    assert "'Klingon' are not a set imago knows" in caplog.text
+    ok(engine, "kata-set-rules tromp-taylor")  # the controller's rules win from now on
+    ok(engine, f"loadsgf {japanese}")
+    assert (engine.state.scoring, engine.state.handicap_bonus) == ("area", "0")
+
+
 def test_printsgf(engine, sgf_file, tmp_path):
     pytest.importorskip("imago.sgf")
     ok(engine, "komi 6.5")

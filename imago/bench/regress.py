@@ -37,6 +37,7 @@ a change's tests, not only its total (which a seed alone moves by about 10).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -48,10 +49,13 @@ from imago.bench import option
 from imago.engine.engine import GameEngine
 from imago.game.constants import BLACK
 from imago.game.coords import format_vertex
-from imago.game.rulesets import parse_rules
+from imago.game.rulesets import IMAGO_RULES, parse_rules
 
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
 """Numbered commands asking for a move without playing it."""
+
+OWN_RULES = json.dumps(IMAGO_RULES, separators=(",", ":"))
+"""imago's rules as ``kata-set-rules`` takes them (one word)."""
 
 SETUP = frozenset({"loadsgf", "play", "undo", "komi", "boardsize", "clear_board",
                    "fixed_handicap", "set_free_handicap"})
@@ -205,7 +209,9 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     whatever suites ran before, so a suite counts the same alone as in the
     folder. ``rules`` (KataGo's name, e.g. ``japanese``, as GNU Go's suites
     are written for) is set on each fresh engine with ``kata-set-rules``;
-    an engine that refuses the command (GNU Go) plays its own."""
+    an engine that refuses the command (GNU Go) plays its own. Without
+    ``rules`` imago gets its own (:data:`OWN_RULES`), so that the records'
+    ``RU`` leave them as they are."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -226,11 +232,14 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
         session = Session(make_engine())
         for ask in engines:
             ask("clear_board", [])
-            if rules is not None:
+            # imago's own rules unless others are asked for: set rules, a
+            # record's RU (mostly Japanese here) does not change them
+            wanted = rules if rules is not None else OWN_RULES if ask is local else None
+            if wanted is not None:
                 try:
-                    ask("kata-set-rules", [rules])
+                    ask("kata-set-rules", [wanted])
                 except Refused as error:
-                    print(f"{path.name}: kata-set-rules {rules} refused: {error}",
+                    print(f"{path.name}: kata-set-rules {wanted} refused: {error}",
                           file=sys.stderr)
         for step in read_suite(path):
             if limit is not None and len(tally.outcomes) >= limit:

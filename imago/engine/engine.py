@@ -90,6 +90,7 @@ class GameEngine:
         self._prepares = False  # whether a new board size is prepared in the background
         self._ponder_due = False  # a move of ours was played: the opponent thinks now
         self.explanation = ""  # the last chosen move's search in words (summary_words)
+        self.rules_given = False  # rules set by the controller (use_rules) beat a record's RU
         self.algorithm.new_game(self.state)
 
     def start_preparing(self) -> None:
@@ -167,7 +168,10 @@ class GameEngine:
         """Play under KataGo's ``rules`` (GTP's rules commands, ``imagocli
         --rules``): their scoring and white handicap bonus
         (:meth:`set_scoring`; the komi stays); returns the warning of what
-        imago plays otherwise (its board's ko and suicide rules), or None."""
+        imago plays otherwise (its board's ko and suicide rules), or None.
+        From then on a record's ``RU`` (:meth:`load_sgf`) no longer changes
+        them."""
+        self.rules_given = True
         self.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
         return differences_warning(rules, "plays this game so")
 
@@ -395,11 +399,15 @@ class GameEngine:
         return list(self.count().owners)
 
     # ------------------------------------------------------------ SGF
-    def load_sgf(self, path: str, move_number: Optional[int] = None) -> None:
+    def load_sgf(self, path: str, move_number: Optional[int] = None) -> Optional[str]:
         """Replace the game with the first game of an SGF file, at the
         position before move ``move_number`` of its main line (1: the
         start; None: the end), the rest of the line and the variations
-        dropped.
+        dropped. The game is counted by the rules its record names in ``RU``
+        (``Japanese``: territory, ``Chinese``: a handicap bonus ...) unless
+        the controller set rules (:meth:`use_rules`); a name imago does not
+        know, or no ``RU``, keeps the rules in force. Returns what changed
+        in words, or None.
 
         The file must be a regular file of at most
         :data:`imago.sgf.files.MAX_SGF_BYTES`.
@@ -426,8 +434,20 @@ class GameEngine:
             node.remove_child(child)
         state.goto(node)
         state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
+        name, rules = state.recorded_rules()
+        note = None
+        if name is not None and not self.rules_given:
+            if rules is None:
+                note = (f"the record's rules {name[:40]!r} are not a set imago knows: "
+                        f"counted by {state.scoring} scoring as before")
+            elif (rules.scoring.lower(), rules.handicap_bonus) != (state.scoring,
+                                                                   state.handicap_bonus):
+                state.scoring, state.handicap_bonus = rules.scoring.lower(), rules.handicap_bonus
+                note = (f"counted by the record's rules {name[:40]!r}: {state.scoring} "
+                        f"scoring, White's handicap bonus {state.handicap_bonus}")
         self.state = state
         self._new_game()
+        return note
 
     def sgf_text(self) -> str:
         """The game tree (root to the current moves) as SGF text."""

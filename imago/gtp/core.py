@@ -330,10 +330,12 @@ def _loadsgf(engine: GameEngine, path: str, move_number: Optional[int] = None) -
     if move_number is not None and move_number < 1:
         raise GtpError("syntax error")
     try:
-        engine.load_sgf(path, move_number)
+        note = engine.load_sgf(path, move_number)
     except (OSError, ValueError) as error:
         log.warning("cannot load %s: %s", path, error)
         raise GtpError(f"cannot load file: {_file_reason(error)}") from None
+    if note:
+        log.info("loadsgf %s: %s", path, note)
     return ""
 
 
