@@ -95,11 +95,16 @@ def test_kata_analyze_with_ownership_and_score_lead():
     assert len(ownership) == 81 and all(-1 <= float(v) <= 1 for v in ownership)
 
 
-def test_kata_analyze_ownership_is_the_growing_trees():
+def network_engine(visits: int = 100) -> GameEngine:
+    """A 9x9 engine searching with the shipped residual9 network."""
     model = ROOT / "models" / "residual9.keras"
     if not model.exists():
         pytest.skip("the shipped model is missing")
-    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=100, seed=1), size=9)
+    return GameEngine(create_algorithm("mcts", model=str(model), visits=visits, seed=1), size=9)
+
+
+def test_kata_analyze_ownership_is_the_growing_trees():
+    engine = network_engine()
     out = io.StringIO()
     commands = [(0, "kata-analyze b 10 ownership true\n"), (InfoLines(5), "\n")]
     ImagoIO(engine, TimedInput(commands, out), out).run()
@@ -238,10 +243,7 @@ def test_imago_params_values_are_checked_and_reach_the_search():
 
 
 def test_kata_analyze_ownership_stdev_is_the_trees_spread():
-    model = ROOT / "models" / "residual9.keras"
-    if not model.exists():
-        pytest.skip("the shipped model is missing")
-    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=100, seed=1), size=9)
+    engine = network_engine()
     out = io.StringIO()
     commands = [(0, "kata-analyze b 10 ownership true ownershipStdev true\n"),
                 (InfoLines(4), "\n")]
@@ -266,10 +268,7 @@ def test_kata_analyze_ownership_stdev_alone_and_with_playouts():
 def test_kata_raw_nn_shows_the_networks_answer_from_whites_side():
     from imago.gtp.commands import GtpError, Session, execute
 
-    model = ROOT / "models" / "residual9.keras"
-    if not model.exists():
-        pytest.skip("the shipped model is missing")
-    engine = GameEngine(create_algorithm("mcts", model=str(model), visits=10, seed=1), size=9)
+    engine = network_engine(visits=10)
     session = Session(engine)
     execute(session, "play", ["b", "e5"])
     execute(session, "play", ["w", "c3"])
