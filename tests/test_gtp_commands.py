@@ -336,6 +336,16 @@ def test_set_free_handicap(engine):
     assert engine.state.board.is_empty_board()
 
 
+def test_rectangular_boardsize_takes_square_boards(engine):
+    ok(engine, "rectangular_boardsize 13 13")
+    assert engine.size == 13
+    assert error(engine, "rectangular_boardsize 19 13") == \
+        "unacceptable size (imago plays square boards only)"
+    assert error(engine, "rectangular_boardsize 1 1") == "unacceptable size"
+    assert error(engine, "rectangular_boardsize 9") == "syntax error"
+    assert engine.size == 13
+
+
 def test_set_position(engine):
     # KataGo's extension: a position with no history, replacing the board
     ok(engine, "play b a9")

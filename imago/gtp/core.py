@@ -81,6 +81,15 @@ def _boardsize(engine: GameEngine, size: int) -> str:
     return ""
 
 
+@command("rectangular_boardsize", integer, integer)
+def _rectangular_boardsize(engine: GameEngine, width: int, height: int) -> str:
+    """KataGo's: a board ``width`` by ``height``; imago plays square boards
+    only, so this is ``boardsize`` when the two agree."""
+    if width != height:
+        raise GtpError("unacceptable size (imago plays square boards only)")
+    return _boardsize(engine, width)
+
+
 @command("clear_board")
 def _clear_board(engine: GameEngine) -> str:
     engine.clear_board()
