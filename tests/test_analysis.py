@@ -297,3 +297,33 @@ def test_kata_raw_nn_shows_the_networks_answer_from_whites_side():
     random = Session(GameEngine(create_algorithm("random", seed=1), size=9))
     with pytest.raises(GtpError, match="no network plays 9x9 here"):
         execute(random, "kata-raw-nn", ["all"])
+
+
+def test_katago_param_commands_share_imago_params_table():
+    from imago.gtp.commands import GtpError, Session, execute
+
+    engine = GameEngine(create_algorithm("mcts", model="none", visits=50, seed=1), size=9)
+    session = Session(engine)
+    names = execute(session, "kata-list-params", []).split()
+    assert names == ["maxVisits", "cpuctExploration", "fpuReductionMax", "nnMaxBatchSize",
+                     "wideRootNoise"]
+    assert execute(session, "kata-get-param", ["maxVisits"]) == "50"
+    execute(session, "kata-set-param", ["maxVisits", "120"])
+    execute(session, "kata-set-param", ["wideRootNoise", "0.04"])
+    assert engine.algorithm.visits == 120 and engine.algorithm.search.wide_root_noise == 0.04
+    assert "[string] visits 120" in execute(session, "imago-params", [])
+    assert "[string] wide_root_noise 0.04" in execute(session, "imago-params", [])
+    for args, why in ((["maxVisits", "0"], "visits must be at least 1, not 0"),
+                      (["wideRootNoise", "9"],
+                       "wide_root_noise must be at least 0 and at most 5, not 9"),
+                      (["maxVisits", "many"], "syntax error"),
+                      (["playoutDoublingAdvantage", "1"], "unknown parameter; imago has "
+                       "maxVisits, cpuctExploration, fpuReductionMax, nnMaxBatchSize, "
+                       "wideRootNoise")):
+        with pytest.raises(GtpError) as info:
+            execute(session, "kata-set-param", args)
+        assert str(info.value) == why, args
+    assert engine.algorithm.visits == 120
+    random = Session(GameEngine(create_algorithm("random", seed=1), size=9))
+    assert execute(random, "kata-list-params", []) == "cpuctExploration fpuReductionMax " \
+        "nnMaxBatchSize wideRootNoise"  # the playout search that analysis uses

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from imago.engine.algorithm import checked
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, index_to_vertex
 
-from .table import GtpError, Session, color, command, number, word
+from .params import PARAMS, get_param, param_holders, set_param
+from .table import GtpError, Session, color, command, word
 
 if TYPE_CHECKING:
     from imago.search import PUCTSearch, SearchNode
@@ -31,17 +31,6 @@ GOGUI_COMMANDS = [
     ("gfx", "Score lead", "imago-score %m"),
     ("param", "Search parameters", "imago-params"),
 ]
-PARAMS: dict[str, dict] = {
-    "visits": {"kind": int, "low": 1},
-    "c_puct": {"above": 0},
-    "fpu_reduction": {},
-    "batch_size": {"kind": int, "low": 1},
-    "resign_threshold": {"low": 0, "high": 1},
-    "lcb_z": {"low": 0},
-}
-"""The search parameters ``imago-params`` shows and sets, with the range
-each takes (as :func:`~imago.engine.algorithm.checked` reads it)."""
-
 
 @command("gogui-analyze_commands", pass_session=True)
 def _gogui_analyze_commands(session: Session) -> str:
@@ -145,35 +134,18 @@ def _imago_score(session: Session, who: int) -> str:
     return "\n".join(lines)
 
 
-def param_holders(engine: GameEngine, name: str) -> list:
-    """Where parameter ``name`` lives: the algorithm (``visits``,
-    ``resign_threshold``, mcts's ``batch_size``, which it hands its search
-    at every move) and the analysis search (``c_puct``, ``fpu_reduction``,
-    ``batch_size``, ``lcb_z``), whichever have it; [] when neither does."""
-    return [holder for holder in (engine.algorithm, engine.analysis_search())
-            if hasattr(holder, name)]
-
-
 @command("imago-params", optional=(word, word))
 def _imago_params(engine: GameEngine, key: Optional[str] = None,
                   value: Optional[str] = None) -> str:
+    """GoGui's parameter dialog: every parameter of :data:`PARAMS` this
+    engine has, ``[string] name value`` a line; or set ``key`` to
+    ``value``."""
     if key is None:
-        lines = []
-        for name in PARAMS:
-            holders = param_holders(engine, name)
-            if holders:
-                lines.append(f"[string] {name} {getattr(holders[0], name)}")
-        return "\n".join(lines)
-    holders = param_holders(engine, key) if key in PARAMS else []
-    if not holders:
+        return "\n".join(f"[string] {name} {get_param(engine, name)}" for name in PARAMS
+                         if param_holders(engine, name))
+    if not param_holders(engine, key):
         raise GtpError("unknown parameter")
     if value is None:
         raise GtpError("syntax error")
-    parsed = number(engine, value)
-    try:
-        parsed = checked(key, int(parsed) if parsed.is_integer() else parsed, **PARAMS[key])
-    except ValueError as error:
-        raise GtpError(str(error)) from None
-    for holder in holders:
-        setattr(holder, key, parsed)
+    set_param(engine, key, value)
     return ""
