@@ -592,15 +592,11 @@ class _QueryReader:
         if bonus_rule != "0" and not white and _leading_black_moves(moves) >= 2:
             self.warn("moves", "handicap stones given as Black moves get no handicap bonus "
                                "here; give them as initialStones")
-        game = GameState(size, komi + bonus)
+        try:
+            game = GameState.with_stones(size, komi + bonus, placed)
+        except ValueError as error:
+            raise _Refusal("initialStones", str(error)) from None
         root = game.root
-        if placed:
-            root.add_setup(black=black, white=white)
-            board = root.board
-            for point in placed:
-                if not board.liberties(point):
-                    raise _Refusal("initialStones", f"the stones at "
-                                   f"{index_to_vertex(point, size)} have no liberty")
         if initial_player is None:
             initial_player = moves[0][0] if moves else (WHITE if handicap else BLACK)
         root.to_move = initial_player

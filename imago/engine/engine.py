@@ -317,14 +317,7 @@ class GameEngine:
             if point in placed:
                 raise ValueError(f"{self.format_move(point)} is given twice")
             placed[point] = color
-        state = GameState(self.size, self.state.komi)
-        state.root.add_setup(black=[p for p, c in placed.items() if c == BLACK],
-                             white=[p for p, c in placed.items() if c == WHITE])
-        board = state.root.board
-        for point in placed:
-            if not board.liberties(point):
-                raise ValueError(f"the stones at {self.format_move(point)} have no liberty")
-        state.goto(state.root)
+        state = GameState.with_stones(self.size, self.state.komi, placed)
         state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
         self.state = state
         self._new_game()

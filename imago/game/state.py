@@ -10,7 +10,7 @@ from typing import Iterable, Optional
 
 from .board import GameBoard
 from .constants import BLACK, WHITE
-from .coords import MAX_SIZE, from_index, to_index
+from .coords import MAX_SIZE, from_index, index_to_vertex, to_index
 from .counting import Count, Rules, count
 from .handicap import fixed_handicap_points, free_handicap_points
 from .rulesets import KataRules, handicap_bonus_points, parse_rules
@@ -57,6 +57,22 @@ class GameState:
         self.scoring = AREA
         self.root = GameMove.new_root(size)
         self.current = self.root
+
+    @classmethod
+    def with_stones(cls, size: int, komi: float, stones: dict[int, int]) -> "GameState":
+        """A game whose root holds ``stones`` (point -> colour) and no
+        history, as KataGo's ``set_position`` and ``initialStones`` give
+        positions. Raises ValueError naming stones left without a liberty."""
+        state = cls(size, komi)
+        if stones:
+            state.root.add_setup(black=[p for p, c in stones.items() if c == BLACK],
+                                 white=[p for p, c in stones.items() if c == WHITE])
+            board = state.root.board
+            for point in stones:
+                if not board.liberties(point):
+                    raise ValueError(f"the stones at {index_to_vertex(point, size)} "
+                                     f"have no liberty")
+        return state
 
     # ------------------------------------------------------------ views
     @property
