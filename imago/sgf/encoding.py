@@ -151,18 +151,18 @@ def _undeclared(data: bytes, problem: Optional[str]) -> Decoded:
         return Decoded(data.decode("utf-8"), "utf-8", problem)
     except ValueError:
         pass
-    codec = guess_east_asian(data)
-    if codec is None:
+    guess = guess_east_asian(data)
+    if guess is None:
         return _fallback(data, None, problem)
-    return Decoded(data.decode(codec, "replace"), codec,
-                   f"{problem or 'no CA[]'}; the bytes read as {codec} (a guess)")
+    text, codec = guess
+    return Decoded(text, codec, f"{problem or 'no CA[]'}; the bytes read as {codec} (a guess)")
 
 
-def guess_east_asian(data: bytes) -> Optional[str]:
-    """The East Asian codec (``cp932``, ``gb18030``, ``cp949``, ``cp950``) that
-    ``charset_normalizer`` finds the bytes in, or None: not one of them, a
-    Western file, a reading that would swallow a bracket, or the detector
-    missing."""
+def guess_east_asian(data: bytes) -> Optional[tuple[str, str]]:
+    """The text of the bytes and the East Asian codec (``cp932``,
+    ``gb18030``, ``cp949``, ``cp950``) that ``charset_normalizer`` finds them
+    in, or None: not one of them, a Western file, a reading that would
+    swallow a bracket, or the detector missing."""
     try:
         from charset_normalizer import from_bytes
     except ImportError:  # a dependency; a broken install reads Latin-1
@@ -175,7 +175,7 @@ def guess_east_asian(data: bytes) -> Optional[str]:
     text = data.decode(best.encoding, "replace")
     if text.count("]") != data.count(b"]") or text.count("[") != data.count(b"["):
         return None
-    return best.encoding
+    return text, best.encoding
 
 
 def _fallback(data: bytes, codec: Optional[str], problem: Optional[str]) -> Decoded:
