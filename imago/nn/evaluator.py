@@ -231,9 +231,13 @@ class NetworkEvaluator:
                 margins[index] = answer.margins
         return Evaluation(priors, values, margins)  # ownership rows differ in length
 
-    def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None) -> dict:
+    def _averaged(self, nodes: Sequence, colors: Optional[Sequence[int]] = None,
+                  always: bool = False) -> dict:
+        """Every head's answer for ``nodes``, the mean over the 8 board
+        symmetries (as the evaluator's symmetries say; ``always``: even
+        when they are off)."""
         with self._lock:
-            if self.symmetries == "none":
+            if self.symmetries == "none" and not always:
                 return self.network.evaluate_nodes(nodes, colors)
             from .features import encode_batch
 
@@ -264,13 +268,10 @@ class NetworkEvaluator:
         the komi in it, where the network has those heads): under board
         ``symmetry`` (0-7, the answer turned back) or, with None, the mean
         over all 8. KataGo's ``kata-raw-nn`` shows such answers."""
-        from .features import encode_batch
-
-        with self._lock:
-            if symmetry is None:
-                out = self.network.evaluate_averaged(encode_batch([node],
-                                                                  self.network.plane_set))
-            else:
+        if symmetry is None:
+            out = self._averaged([node], always=True)
+        else:
+            with self._lock:
                 out = self.network.evaluate_nodes([node], symmetries=[symmetry])
         return {name: np.asarray(values[0]) for name, values in out.items()}
 
