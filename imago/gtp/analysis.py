@@ -168,13 +168,17 @@ def side_ownership(engine: GameEngine, who: int) -> list[float]:
     return [sign * values[p] for p in board.on_board()]
 
 
-def ownership_stdev(search: PUCTSearch, size: int) -> list[float]:
-    """The spread of the ownership over the search tree's evaluations
-    (:meth:`PUCTSearch.tree_ownership_spread`), row-major from the top
-    left; zeros where the tree kept no ownership (random playouts: one
-    estimate, from the count)."""
-    spread = search.tree_ownership_spread(search.root)
-    return [0.0] * (size * size) if spread is None else [float(v) for v in spread[1]]
+def ownership_and_stdev(engine: GameEngine, search: PUCTSearch, who: int
+                        ) -> tuple[list[float], list[float]]:
+    """The ownership from ``who``'s side (the root player's) and its spread
+    over the search tree's evaluations (:meth:`PUCTSearch.tree_ownership_spread`,
+    one walk over the tree for both), row-major from the top left; where the
+    tree kept no ownership (random playouts: one estimate, from the count),
+    :func:`side_ownership` and zeros."""
+    both = search.tree_ownership_spread(search.root)
+    if both is None:
+        return side_ownership(engine, who), [0.0] * engine.state.size ** 2
+    return [float(v) for v in both[0]], [float(v) for v in both[1]]
 
 
 def side_lead(engine: GameEngine, who: int) -> float:
@@ -209,10 +213,11 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
         results = request.shown(search.results(root, limit=size * size + 1))
         visits = root.total_visits()
         if (ownership is not None or spread_wanted) and visits >= OWNERSHIP_GROWTH * owned_at:
-            if ownership is not None:
-                ownership = side_ownership(engine, who)  # the tree's, as it grows
-            if spread_wanted:
-                spread = ownership_stdev(search, size)
+            if spread_wanted:  # the tree's, as it grows
+                mean, spread = ownership_and_stdev(engine, search, who)
+                ownership = None if ownership is None else mean
+            else:
+                ownership = side_ownership(engine, who)
             owned_at = max(visits, 1)
         if results:
             line = kata_line(results, size, lead, ownership, spread) if kata \
