@@ -17,7 +17,7 @@ import numpy as np
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, index_to_vertex
 
-from .params import PARAMS, get_param, param_holders, set_param
+from .params import engine_params, param_holders, set_param
 from .table import GtpError, Session, color, command, word
 
 if TYPE_CHECKING:
@@ -141,11 +141,9 @@ def _imago_params(engine: GameEngine, key: Optional[str] = None,
     engine has, ``[string] name value`` a line; or set ``key`` to
     ``value``."""
     if key is None:
-        return "\n".join(f"[string] {name} {get_param(engine, name)}" for name in PARAMS
-                         if param_holders(engine, name))
-    if not param_holders(engine, key):
-        raise GtpError("unknown parameter")
+        return "\n".join(f"[string] {name} {value}"
+                         for name, value in engine_params(engine).items())
     if value is None:
-        raise GtpError("syntax error")
+        raise GtpError("syntax error" if param_holders(engine, key) else "unknown parameter")
     set_param(engine, key, value)
     return ""

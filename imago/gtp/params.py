@@ -46,6 +46,16 @@ def param_holders(engine: GameEngine, name: str) -> list:
             if hasattr(holder, name)]
 
 
+def engine_params(engine: GameEngine) -> dict[str, Any]:
+    """Every parameter of :data:`PARAMS` this engine has, with its value."""
+    values = {}
+    for name in PARAMS:
+        holders = param_holders(engine, name)
+        if holders:
+            values[name] = getattr(holders[0], name)
+    return values
+
+
 def get_param(engine: GameEngine, name: str) -> Any:
     """The value of imago's parameter ``name``; ``unknown parameter`` when
     this engine has no such parameter."""
