@@ -313,6 +313,9 @@ def test_katago_param_commands_share_imago_params_table():
     assert engine.algorithm.visits == 120 and engine.algorithm.search.wide_root_noise == 0.04
     assert "[string] visits 120" in execute(session, "imago-params", [])
     assert "[string] wide_root_noise 0.04" in execute(session, "imago-params", [])
+    assert "[string] forced_playouts 2" in execute(session, "imago-params", [])
+    execute(session, "imago-params", ["forced_playouts", "0"])
+    assert engine.algorithm.search.forced_playouts == 0
     for args, why in ((["maxVisits", "0"], "visits must be at least 1, not 0"),
                       (["wideRootNoise", "9"],
                        "wide_root_noise must be at least 0 and at most 5, not 9"),

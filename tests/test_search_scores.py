@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pytest
 
-from imago.game import BLACK, WHITE, GameState, vertex_to_index
+from imago.game import BLACK, WHITE, GameState, to_index, vertex_to_index
 from imago.nn.evaluator import Evaluation
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
 from imago.search.tree import CLOSED
@@ -225,3 +225,44 @@ def test_wide_root_noise_spreads_the_roots_visits():
     search._choose = watched
     root = search.run(game, BLACK, visits=300, early_stop=False)
     assert root.total_visits() >= 299 and (root.visits > 0).sum() > 40 and closed == []
+
+
+class FirstSightEvaluator(WhiteAheadEvaluator):
+    """Black's move ``HIDDEN`` (prior 0.02) looks lost at first sight
+    (White to move after it is valued +0.6 for White) and wins once any
+    reply is read (+0.9 for Black from then on); ``FAVOURITE``
+    (prior 0.9) is a steady +0.3 for Black. Values are from the view of
+    the player to move."""
+
+    HIDDEN, FAVOURITE = 10, 40
+
+    def evaluate(self, leaves):
+        answer = super().evaluate(leaves)
+        priors, values = answer
+        size = leaves[0].board.size
+        priors[:, :] = 0.08 / (priors.shape[1] - 2)
+        priors[:, self.HIDDEN], priors[:, self.FAVOURITE] = 0.02, 0.9
+        hidden, favourite = (to_index(a % size, a // size, size)
+                             for a in (self.HIDDEN, self.FAVOURITE))
+        for i, leaf in enumerate(leaves):
+            cells, stones = leaf.board.cells, size * size - len(leaf.board.empties)
+            if cells[hidden] == BLACK:
+                values[i] = 0.6 if stones == 1 else 0.9 if leaf.to_move == BLACK else -0.9
+            elif cells[favourite] == BLACK:
+                values[i] = -0.3 if leaf.to_move == WHITE else 0.3
+        return Evaluation(priors, values, answer.margins)
+
+
+def test_forced_playouts_read_a_move_misjudged_at_first_sight():
+    # KataGo's forced playouts: each root move of prior P gets sqrt(k P N)
+    # of the N visits; without them one bad first value hides a move of
+    # low prior for thousands of visits (a seki's vital point)
+    chosen, hidden_visits = [], []
+    for k in (0.0, 2.0):
+        search = PUCTSearch(FirstSightEvaluator(), batch_size=1, seed=1, forced_playouts=k)
+        root = search.run(GameState(9), BLACK, visits=400, early_stop=False)
+        chosen.append(search.chosen_action())
+        edge = root.edge(FirstSightEvaluator.HIDDEN)
+        hidden_visits.append(0.0 if edge < 0 else float(root.visits[edge]))
+    assert chosen == [FirstSightEvaluator.FAVOURITE, FirstSightEvaluator.HIDDEN]
+    assert hidden_visits[0] <= 1 and hidden_visits[1] > 200

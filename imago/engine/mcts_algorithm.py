@@ -61,6 +61,8 @@ proved stays in its table)."""
 PONDER_VISITS = 50_000
 """The most visits a pondering tree grows to (about a minute on 19x19 here,
 a few hundred MB of tree): the rest of the opponent's time is left idle."""
+FORCED_PLAYOUTS = 2.0
+"""KataGo's forced-playout constant ``k`` for the root (see ``forced_playouts``)."""
 EXACT_SHARE = 0.8
 """The share of a move's time the exact solver may take; the search gets
 what is left if the solver runs out of it."""
@@ -157,6 +159,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
       the value, this many standard errors below its mean, among moves
       with a tenth of the most visited move's visits or more (0: the most
       visited move; :meth:`PUCTSearch.chosen_action`);
+    - ``forced_playouts`` (KataGo's ``k``): every root move of prior ``P``
+      gets at least ``sqrt(k P N)`` of the root's ``N`` visits, so that a
+      move the network misjudges at first sight (a seki's vital point,
+      valued as a loss until the replies are read) is read a little
+      before the search settles on another (0: off; never with random
+      playouts, whose priors are uniform);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
     - ``exact_seconds``: on 4x4 the exact solver
@@ -182,6 +190,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                  symmetries: str = "random", score_utility: float = 0.1,
                  pass_margin: float = 0.5, self_atari: bool = False,
                  exact_seconds: float = EXACT_SECONDS, lcb_z: float = LCB_Z,
+                 forced_playouts: float = FORCED_PLAYOUTS,
                  ponder: bool = False, ponder_visits: int = PONDER_VISITS):
         self.model = model
         self.pondering = flag(ponder)
@@ -212,6 +221,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                                  score_utility=checked("score_utility", score_utility, low=0),
                                  keep_ownership=True,
                                  lcb_z=checked("lcb_z", lcb_z, low=0))
+        # handed to the search at every move (not to a playout search)
+        self.forced_playouts = checked("forced_playouts", forced_playouts, low=0)
         self.search.play_on_after_passes = True  # genmove after two passes: play on
         self.low_winrate_streak = 0
         self.searched = False
@@ -264,6 +275,9 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             self.search.cache.clear()
             self.search.evaluator = evaluator
         self.search.batch_size = self.batch_size if use_network else 1
+        # a network's priors only: uniform ones would spread the visits of a
+        # playout search over every point
+        self.search.forced_playouts = 0.0 if evaluator is self.playouts else self.forced_playouts
         alone = self._search_alone(state)
         self.search.self_atari = self.self_atari or alone
         self.search.by_score = alone  # the optimal result, not any win

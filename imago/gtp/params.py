@@ -20,6 +20,7 @@ PARAMS: dict[str, dict] = {
     "resign_threshold": {"low": 0, "high": 1},
     "lcb_z": {"low": 0},
     "wide_root_noise": {"low": 0, "high": 5},
+    "forced_playouts": {"low": 0},
 }
 """imago's search parameters a controller may set, with the range each takes
 (as :func:`~imago.engine.algorithm.checked` reads it)."""
@@ -38,8 +39,9 @@ def param_holders(engine: GameEngine, name: str) -> list:
     """Where parameter ``name`` lives: the algorithm (``visits``,
     ``resign_threshold``, mcts's ``batch_size``, which it hands its search
     at every move) and the analysis search (``c_puct``, ``fpu_reduction``,
-    ``batch_size``, ``lcb_z``, ``wide_root_noise``), whichever have it; []
-    when neither does or it is not one of :data:`PARAMS`."""
+    ``batch_size``, ``lcb_z``, ``wide_root_noise``, ``forced_playouts``),
+    whichever have it; [] when neither does or it is not one of
+    :data:`PARAMS`."""
     if name not in PARAMS:
         return []
     return [holder for holder in (engine.algorithm, engine.analysis_search())

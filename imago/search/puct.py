@@ -86,7 +86,7 @@ class PUCTSearch(RootSetup, SearchReports):
                  cache_size: int = 200_000, self_atari: bool = False,
                  score_utility: float = 0.1, score_scale: Optional[float] = None,
                  keep_ownership: bool = False, lcb_z: float = LCB_Z,
-                 lcb_min_share: float = LCB_MIN_SHARE):
+                 lcb_min_share: float = LCB_MIN_SHARE, forced_playouts: float = 0.0):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
@@ -103,6 +103,10 @@ class PUCTSearch(RootSetup, SearchReports):
         self.keep_ownership = bool(keep_ownership)  # nodes keep the evaluator's ownership
         self.lcb_z = float(lcb_z)  # 0: play the most visited move (see chosen_action)
         self.lcb_min_share = float(lcb_min_share)
+        # KataGo's forced playouts: each root move of prior P gets at least
+        # sqrt(k P N) of the root's N visits, so that one bad first value of
+        # the network does not hide a move for the rest of the search
+        self.forced_playouts = float(forced_playouts)
         # KataGo's wideRootNoise: the root's priors flattened (exponent
         # 1 / (1 + 4 w)) and a random bonus on tried moves' values, so that
         # analysis shows more moves; 0 in play
@@ -303,8 +307,16 @@ class PUCTSearch(RootSetup, SearchReports):
             if node is not self.root:  # the root's lead is the centre itself
                 fpu += utility * math.tanh((node.score - center) * inverse)
         tried = q + priors[moves] * (scale / (1.0 + n))
+        forced = self.forced_playouts if node is self.root else 0.0
+        if forced:
+            short = np.sqrt(forced * node.total * np.maximum(priors[moves], 0.0)) - n
+            edge = int(short.argmax())
+            if short[edge] > 0:
+                return int(moves[edge]), edge
         priors[moves] = -np.inf
         edge, action = int(tried.argmax()), int(priors.argmax())
+        if forced and forced * node.total * float(priors[action]) >= 1.0:
+            return action, -1
         if tried[edge] >= scale * float(priors[action]) + fpu:
             return int(moves[edge]), edge
         return action, -1
