@@ -423,3 +423,16 @@ def test_the_lcb_option_reaches_the_search():
     assert create_algorithm("mcts", model="none").search.lcb_z > 0
     with pytest.raises(ValueError):
         create_algorithm("mcts", model="none", lcb_z=-1)
+
+
+def test_forced_playouts_apply_with_a_network_up_to_13x13():
+    # KataGo's forced root visits help a network's search on 9x9 and 13x13;
+    # on 19x19 they spread too few visits over too many moves, and uniform
+    # playout priors would spread them over every point
+    alg = create_algorithm("mcts", model=CountingEvaluator(), visits=8, seed=1)
+    for size, wanted in ((9, 2.0), (13, 2.0), (19, 0.0), (9, 2.0)):
+        alg.choose_move(GameState(size, komi=7.5), BLACK)
+        assert alg.search.forced_playouts == wanted, size
+    playouts = create_algorithm("mcts", model="none", visits=8, seed=1)
+    playouts.choose_move(GameState(9, komi=7.5), BLACK)
+    assert playouts.search.forced_playouts == 0.0

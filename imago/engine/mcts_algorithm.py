@@ -63,6 +63,11 @@ PONDER_VISITS = 50_000
 a few hundred MB of tree): the rest of the opponent's time is left idle."""
 FORCED_PLAYOUTS = 2.0
 """KataGo's forced-playout constant ``k`` for the root (see ``forced_playouts``)."""
+FORCED_MAX_SIZE = 13
+"""The largest board the root's forced playouts apply on: a 19x19 search of a
+few hundred visits a move would give more of them to moves of small prior,
+and 10 games at 1 s a move against the same engine without them went 4-6
+(9x9 56-44, 13x13 21-19): not enough to turn them on there."""
 EXACT_SHARE = 0.8
 """The share of a move's time the exact solver may take; the search gets
 what is left if the solver runs out of it."""
@@ -164,7 +169,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
       move the network misjudges at first sight (a seki's vital point,
       valued as a loss until the replies are read) is read a little
       before the search settles on another (0: off; never with random
-      playouts, whose priors are uniform);
+      playouts, whose priors are uniform, nor above :data:`FORCED_MAX_SIZE`);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
     - ``exact_seconds``: on 4x4 the exact solver
@@ -275,9 +280,10 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             self.search.cache.clear()
             self.search.evaluator = evaluator
         self.search.batch_size = self.batch_size if use_network else 1
-        # a network's priors only: uniform ones would spread the visits of a
-        # playout search over every point
-        self.search.forced_playouts = 0.0 if evaluator is self.playouts else self.forced_playouts
+        # a network's priors only (uniform ones would spread the visits of a
+        # playout search over every point), and not on big boards
+        self.search.forced_playouts = self.forced_playouts \
+            if evaluator is not self.playouts and state.size <= FORCED_MAX_SIZE else 0.0
         alone = self._search_alone(state)
         self.search.self_atari = self.self_atari or alone
         self.search.by_score = alone  # the optimal result, not any win
