@@ -137,7 +137,7 @@ def _imago_score(session: Session, who: int) -> str:
 @command("imago-params", optional=(word, word))
 def _imago_params(engine: GameEngine, key: Optional[str] = None,
                   value: Optional[str] = None) -> str:
-    """GoGui's parameter dialog: every parameter of :data:`PARAMS` this
+    """GoGui's parameter dialog: every parameter of :data:`.params.PARAMS` this
     engine has, ``[string] name value`` a line; or set ``key`` to
     ``value``."""
     if key is None:

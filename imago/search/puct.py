@@ -306,13 +306,13 @@ class PUCTSearch(RootSetup, SearchReports):
             q += utility * np.tanh(lead, out=lead)
             if node is not self.root:  # the root's lead is the centre itself
                 fpu += utility * math.tanh((node.score - center) * inverse)
-        tried = q + priors[moves] * (scale / (1.0 + n))
         forced = self.forced_playouts if node is self.root else 0.0
-        if forced:
+        if forced:  # a tried root move short of its forced visits goes first
             short = np.sqrt(forced * node.total * np.maximum(priors[moves], 0.0)) - n
             edge = int(short.argmax())
             if short[edge] > 0:
                 return int(moves[edge]), edge
+        tried = q + priors[moves] * (scale / (1.0 + n))
         priors[moves] = -np.inf
         edge, action = int(tried.argmax()), int(priors.argmax())
         if forced and forced * node.total * float(priors[action]) >= 1.0:
