@@ -568,3 +568,16 @@ def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, mo
         "--mix-share must be from 0 up to (not including) 1, not 2.0"]
     assert RLConfig(other_sizes_share=-0.1).problems() == [
         "--other-sizes-share must be from 0 up to (not including) 1, not -0.1"]
+
+
+def test_forced_playouts_reach_the_self_play_settings():
+    """``--forced-playouts K`` is a run setting (``run.json``) handed to the
+    self-play searches; off unless given, and a negative K is refused."""
+    from imago.training.rl import RLConfig
+
+    args = rl_cli.rl_parser().parse_args(["--dir", "r", "--forced-playouts", "2"])
+    assert args.forced_playouts == 2.0
+    config = RLConfig(forced_playouts=args.forced_playouts)
+    assert config.selfplay_settings(-0.9).forced_playouts == 2.0
+    assert RLConfig().selfplay_settings(-0.9).forced_playouts == 0.0
+    assert any("forced-playouts" in p for p in RLConfig(forced_playouts=-2).problems())

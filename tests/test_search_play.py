@@ -111,3 +111,22 @@ def test_a_target_equal_to_the_priors_has_no_surprise():
     assert policy_surprise(Search.noiseless_priors.copy(), Search()) == pytest.approx(0.0)
     sharper = np.array([1.0, 0.0, 0.0, 0.0])
     assert policy_surprise(sharper, Search()) == pytest.approx(np.log(2))
+
+
+def test_forced_playouts_widen_full_searches_and_pruning_takes_them_back():
+    """With KataGo's forced playouts (k = 4 here) a full search reads many
+    more root moves (the moves its visits reached, per search, on average);
+    the pruned policy targets keep about as few as a search without them
+    (the forced visits were not earned). A negative k is refused."""
+    options = dict(full_share=1.0, visits=64, cheap_visits=8)
+
+    def moves_read(**more) -> float:
+        played = play_games(FakeEvaluator(), settings(**options, **more), 2, seed=6)
+        return float(np.mean([(g.record.policy > 0).sum(axis=1).mean() for g in played]))
+
+    plain = moves_read(prune_targets=False)
+    forced = moves_read(prune_targets=False, forced_playouts=4)
+    pruned = moves_read(forced_playouts=4)
+    assert forced > plain + 3
+    assert pruned < plain + 1.5
+    assert any("forced-playouts" in p for p in SelfPlaySettings(forced_playouts=-1).problems())

@@ -41,6 +41,13 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
     p.add_argument("--no-prune-targets", dest="prune_targets", action="store_false",
                    help="policy targets are a full search's visits as they are, the ones "
                         "the root noise gave included (default: pruned, as KataGo does)")
+    p.add_argument("--forced-playouts", type=float, default=defaults.forced_playouts,
+                   metavar="K",
+                   help="KataGo's forced playouts in full searches: each root move of prior "
+                        "P (noise included) is read at least sqrt(K P N) times of N, so that "
+                        "a move the network undervalues shows its worth; the policy target's "
+                        "pruning takes back the visits it did not earn (0: none; KataGo's "
+                        "self-play uses 2)")
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="worker processes (with --ray: Ray actors; default there: one per "
                         "CPU of the cluster); train.py rl also plays this many anchor games "

@@ -13,6 +13,11 @@ Per move (AlphaGo Zero, with KataGo's playout-cap randomisation):
   no noise) for the others; only full searches become policy targets, their
   visits less those the noise alone gave (``prune_targets``,
   :meth:`~imago.search.PUCTSearch.policy_target`, as KataGo prunes);
+  with ``forced_playouts`` (KataGo's ``k``), every root move of a full
+  search with a prior ``P`` (the noise in it) is read at least
+  ``sqrt(k P N)`` times of ``N``, so that a move the network undervalues
+  at first sight gets the visits to show it is good, and the target's
+  pruning takes back those that did not;
 - the move is drawn in proportion to the root's visits for the first
   ``sample_moves`` moves (temperature 1), then the most visited is played;
 - a side whose searched value stays below ``resign_value`` for two of its
@@ -80,6 +85,7 @@ class SelfPlaySettings:
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
     prune_targets: bool = True
+    forced_playouts: float = 0.0            # KataGo's k in full searches; 0: none
     opening_share: float = 0.0              # games started from an opening line, if given
     opening_moves: Optional[int] = None     # most moves of a line; default: size**2 // 4
 
@@ -115,6 +121,9 @@ class SelfPlaySettings:
             if not 0.0 <= getattr(self, name) <= 1.0:
                 out.append(f"{name.replace('_', '-')} must be from 0 to 1, "
                            f"not {getattr(self, name)}")
+        if not 0.0 <= self.forced_playouts <= 100.0:
+            out.append(f"forced-playouts must be from 0 to 100 (KataGo's self-play: 2), "
+                       f"not {self.forced_playouts}")
         if not -1.0 <= self.resign_value <= 1.0:
             out.append(f"resign-value must be from -1 to 1 (-1: never resign), "
                        f"not {self.resign_value}")
@@ -228,6 +237,7 @@ def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,
     full = rng.random() < settings.full_share
     game.full.append(full)
     game.search.dirichlet_alpha = settings.dirichlet_alpha if full else 0.0
+    game.search.forced_playouts = settings.forced_playouts if full else 0.0
     visits = settings.visits if full else settings.cheap_visits
     game.job = SearchJob(game.search, game.state, game.state.to_move, visits)
     pool.add(game.job)
