@@ -23,6 +23,9 @@ class CountingEvaluator:
         size = nodes[0].board.size
         return np.full((len(nodes), size * size + 1), 1.0), np.zeros(len(nodes))
 
+    def check_size(self, size):
+        """Every size (as a fully convolutional network)."""
+
 
 class PreferringEvaluator(CountingEvaluator):
     """Puts almost all prior on one point."""
@@ -436,3 +439,24 @@ def test_forced_playouts_apply_with_a_network_up_to_13x13():
     playouts = create_algorithm("mcts", model="none", visits=8, seed=1)
     playouts.choose_move(GameState(9, komi=7.5), BLACK)
     assert playouts.search.forced_playouts == 0.0
+
+
+def test_analysis_sets_the_search_up_for_the_boards_size():
+    # GUIs analyse a new board before any move is searched on it: the
+    # analysis search must not keep the last size's settings (nor, with
+    # shipped networks, the last size's network)
+    from imago.engine.engine import GameEngine
+    from imago.gtp.commands import Session, execute
+
+    alg = create_algorithm("mcts", model=CountingEvaluator(), visits=8, seed=1)
+    engine = GameEngine(alg, size=9)
+    session = Session(engine)
+    execute(session, "genmove", ["b"])
+    assert alg.search.forced_playouts == 2.0
+    execute(session, "boardsize", ["19"])
+    assert engine.analysis_search().forced_playouts == 0.0
+    execute(session, "boardsize", ["3"])
+    execute(session, "imago-policy", ["b"])  # GoGui's policy display searches on 3x3
+    assert alg.search.evaluator is alg.playouts
+    execute(session, "imago-params", ["forced_playouts", "3"])  # its parameters: no set-up
+    assert alg.search.forced_playouts == 3.0

@@ -250,15 +250,21 @@ class GameEngine:
                      time.monotonic() - started, f"{visits:,}")
         return visits
 
-    def analysis_search(self) -> PUCTSearch:
+    def analysis_search(self, ready: bool = True) -> PUCTSearch:
         """The PUCT search analysis runs (GUIs' win rates, candidates,
         principal variations): the algorithm's own ``search`` when it has
-        one, so analysis and play share one tree; else one over random
-        playouts, kept here between calls, its komi that of the game."""
+        one, so analysis and play share one tree, set up for the position
+        as a move would set it (``ready``: the board size's network, as
+        after ``boardsize 19`` with no move searched yet; False only to
+        read or change its parameters); else one over random playouts, kept
+        here between calls, its komi that of the game."""
         from imago.search import PlayoutEvaluator, PUCTSearch
 
         search = getattr(self.algorithm, "search", None)
         if isinstance(search, PUCTSearch):
+            set_up = getattr(self.algorithm, "ready_search", None)
+            if ready and set_up is not None:
+                set_up(self.state)
             return search
         if self._playout_search is None:
             self._playout_search = PUCTSearch(PlayoutEvaluator(seed=1), batch_size=8, seed=1)

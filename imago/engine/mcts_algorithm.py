@@ -264,6 +264,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                 gc.freeze()
             self.warmed_up.add(size)
 
+    def ready_search(self, state: GameState) -> None:
+        """Set the search up for analysing ``state`` as a move there would:
+        the board size's network (or playouts), and the settings that go
+        with the size (forced playouts, the small boards' search alone)."""
+        self._choose_evaluator(state)
+
     def _choose_evaluator(self, state: GameState) -> None:
         """The size's network from 5x5 up; random playouts on smaller boards, where
         a network trained on 9x9 misjudges everything (on 3x3 it prefers to

@@ -44,7 +44,7 @@ def param_holders(engine: GameEngine, name: str) -> list:
     :data:`PARAMS`."""
     if name not in PARAMS:
         return []
-    return [holder for holder in (engine.algorithm, engine.analysis_search())
+    return [holder for holder in (engine.algorithm, engine.analysis_search(ready=False))
             if hasattr(holder, name)]
 
 
