@@ -805,12 +805,12 @@ def test_a_race_winner_the_playouts_killed_stands_when_it_lives_after_the_captur
     """As though the playouts had called White's F2-J3 dead and left Black's
     G1-J1 standing: with G1-J1 captured White lives, so the count turns it
     round."""
-    from imago.game.counting import _revive_race_winners
+    from imago.game.counting import settle_races
 
     game = game_from(RACE_WITH_OUTSIDE_LIBERTIES)
     board = game.board
     white = board.string_stones(vertex_to_index("F2", 9))
-    revived = _revive_race_winners(board, sorted(white), semeai_races(board, white))
+    revived, decided = settle_races(board, sorted(white), semeai_races(board, white))
     assert sorted(index_to_vertex(p, 9) for p in revived) == ["G1", "H1", "J1"]
     for to_move in (BLACK, WHITE):
         judged = count(board, game.rules, to_move)

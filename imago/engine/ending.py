@@ -87,14 +87,15 @@ class GameEnding:
     def _game_is_over(state: GameState, judged: Count, color: int) -> bool:
         """Whether a settled count leaves nothing to play for: every border
         closed (the points no colour surrounds are all dame or seki
-        liberties), no string but dead ones in atari, and a margin larger
+        liberties), no string in atari but dead ones and those a race has
+        settled (their capture changes nothing), and a margin larger
         than the dame, so that filling them all cannot change the winner.
         By area, a move anywhere else changes nothing: winning, ``color``
         passes; losing, it passes as well, and resigns if the opponent
         passes back (playing on would fill its own eyes)."""
         board = state.board
         dame = open_points(board, judged.dead)
-        if dame is None or alive_in_atari(board, judged.dead):
+        if dame is None or alive_in_atari(board, (*judged.dead, *judged.decided)):
             return False
         return abs(judged.score) > dame
 

@@ -15,9 +15,11 @@ the match referee without GNU Go -- so they never disagree:
    removed (:func:`dead_stones`), except strings their opponent cannot
    capture (every liberty one it can fill only by losing stones, or not
    at all: :func:`~imago.game.seki.seki_survivors`; random playouts fill a
-   seki's shared liberties and so kill one side of it); alive strings short of
-   liberties that share a liberty with an alive enemy string in the same
-   state are in seki (:func:`seki_stones`);
+   seki's shared liberties and so kill one side of it); capturing races
+   one side wins whoever moves are settled by playing the capture out
+   (:func:`settle_races`: the playouts decide such a race at random);
+   alive strings short of liberties that share a liberty with an alive
+   enemy string in the same state are in seki (:func:`seki_stones`);
 3. the board is counted by area, and the points area counting leaves
    neutral go to the colour the estimate favours (the open borders of an
    unfinished game), except the liberties of those seki and uncapturable
@@ -37,7 +39,7 @@ from typing import Collection, Iterable, Optional, Sequence
 from .board import GameBoard
 from .constants import BLACK, EMPTY, WHITE, opponent
 from .scoring import area_owners, area_score, format_result
-from .seki import seki_survivors, semeai_losers, semeai_races
+from .seki import nakade_vital_point, seki_survivors, semeai_races
 
 SCORINGS = ("area",)
 SUPERKO_RULES = ("positional",)
@@ -111,6 +113,10 @@ class Count:
     settled: bool
     neutral: int = 0
     """Empty points that belong to neither side (dame)."""
+    decided: tuple[int, ...] = ()
+    """Stones whose fate a capturing race settled (:func:`settle_races`):
+    they count as settled, and one of them left in atari needs no capture
+    (the race's verdict weighed it)."""
 
     @property
     def result(self) -> str:
@@ -253,11 +259,9 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         dead = dead_stones(board, estimate)
         uncapturable = seki_survivors(board, dead)
         dead = [p for p in dead if p not in uncapturable]
-        races = semeai_races(board, dead)
-        dead += sorted(semeai_losers(board, dead, races))
-        dead = _revive_race_winners(board, dead, races)
+        dead, decided = settle_races(board, dead, semeai_races(board, dead))
     else:
-        dead, uncapturable = sorted(set(dead)), set()
+        dead, uncapturable, decided = sorted(set(dead)), set(), set()
     seki = seki_stones(board, dead)
     owners = final_owners(board, estimate, dead, _liberties(board, uncapturable.union(seki)))
     if rules.seki_tax and seki:
@@ -265,40 +269,73 @@ def count(board: GameBoard, rules: Rules, to_move: int,
     black, white = owners.count(BLACK), owners.count(WHITE)
     seki_set = set(seki)
     cells = board.cells
-    settled = all(abs(estimate[p]) >= SETTLED_THRESHOLD or p in seki_set
+    settled = all(abs(estimate[p]) >= SETTLED_THRESHOLD or p in seki_set or p in decided
                   for p in board.on_board() if cells[p] in (BLACK, WHITE))
     dead_black = sum(1 for p in dead if cells[p] == BLACK)
     return Count(score=black - white - rules.komi, black=black, white=white,
                  komi=rules.komi, dead=tuple(dead), dead_black=dead_black,
                  dead_white=len(dead) - dead_black, seki=tuple(seki), owners=tuple(owners),
                  ownership=tuple(estimate), settled=settled,
-                 neutral=board.size * board.size - black - white)
+                 neutral=board.size * board.size - black - white, decided=tuple(sorted(decided)))
 
 
-def _revive_race_winners(board: GameBoard, dead: list[int],
-                         races: list[tuple[int, int]]) -> list[int]:
+_SETUP_NAMES = {BLACK: "black", WHITE: "white"}
+""":meth:`GameBoard.set_stones`' keyword for each colour's stones."""
+
+
+def settle_races(board: GameBoard, dead: Sequence[int],
+                 races: list[tuple[int, int]]) -> tuple[list[int], set[int]]:
     """``dead`` with each of ``races`` (:func:`~imago.game.seki.semeai_races`)
-    that the playouts turned round set right: where the winner was called dead
-    and the loser left standing, the loser is captured on a copy of the
-    board, and if the playouts of that position (the loser's side to move)
-    give the winner's string to its colour, the winner stands and the loser
-    is dead. A winner that dies all the same (one eye after the capture)
-    stays dead."""
+    settled, and the stones whose fate that decided.
+
+    A race whose winner the playouts left alive loses its loser (they left
+    it standing, or settled the race the wrong way). One they turned round
+    (the winner called dead, the loser standing) is played out: the winner
+    captures the loser on a copy of the board (its stones on the loser's
+    liberties, every one of them shared), and playouts of that position
+    judge the winner's string; living, it stands and the loser is dead;
+    dying all the same (one eye after the capture), it stays dead. Where the
+    captured stones leave a nakade shape the loser's side plays its vital
+    point first: random playouts seldom find it, and the winner would make
+    two eyes there. A verdict of :data:`SETTLED_THRESHOLD` or more either
+    way decides both strings (they count as settled)."""
     dead_set = set(dead)
+    decided: set[int] = set()
     for loser, winner in races:
-        if winner not in dead_set or loser in dead_set:
+        if winner not in dead_set:
+            dead_set.update(board.string_stones(loser))
             continue
-        lost = board.string_stones(loser)
-        after = board.copy()
-        after.set_stones(empty=lost)
-        color = board.cells[winner]
-        estimate = final_ownership(after, opponent(color))
-        stones = board.string_stones(winner)
-        sign = 1.0 if color == BLACK else -1.0
-        if sum(sign * estimate[q] for q in stones) / len(stones) > DEAD_THRESHOLD:
+        if loser in dead_set:
+            continue  # both dead: an enclosing group kills them
+        lost, stones = board.string_stones(loser), board.string_stones(winner)
+        ownership = _lives_after_capture(board, lost, board.root[loser], winner)
+        if abs(ownership) >= SETTLED_THRESHOLD:
+            decided.update(lost)
+            decided.update(stones)
+        if ownership > DEAD_THRESHOLD:
             dead_set.difference_update(stones)
             dead_set.update(lost)
-    return sorted(dead_set)
+    return sorted(dead_set), decided
+
+
+def _lives_after_capture(board: GameBoard, lost: list[int], loser_root: int,
+                         winner: int) -> float:
+    """The mean ownership, for the colour of ``winner``, of its string once
+    it has captured ``lost`` (the loser's string, rooted at ``loser_root``),
+    and the loser's side has played the vital point of a nakade the capture
+    leaves (see :func:`settle_races`)."""
+    color = board.cells[winner]
+    after = board.copy()
+    after.set_stones(empty=lost, **{_SETUP_NAMES[color]: sorted(board.libs[loser_root])})
+    vital = nakade_vital_point(lost, board.stride)
+    to_move = opponent(color)
+    if vital is not None:
+        after.set_stones(**{_SETUP_NAMES[to_move]: [vital]})
+        to_move = color
+    estimate = final_ownership(after, to_move)
+    stones = board.string_stones(winner)
+    sign = 1.0 if color == BLACK else -1.0
+    return sum(sign * estimate[q] for q in stones) / len(stones)
 
 
 def seki_taxed_owners(board: GameBoard, dead: Sequence[int] = ()) -> list[int]:

@@ -41,6 +41,19 @@ def _is_nakade(points: list[int], stride: int) -> bool:
     return degrees in _NAKADE
 
 
+def nakade_vital_point(points: list[int], stride: int) -> Optional[int]:
+    """The point where one stone kills the eye space ``points`` (one
+    connected region of two points or more, a captured string's) when it is
+    a nakade shape: the point with the most neighbours inside it (the middle
+    of a straight three, the centre of a pyramid or crossed five); None for
+    one point or a shape that is no nakade."""
+    if len(points) < 2 or not _is_nakade(points, stride):
+        return None
+    inside = set(points)
+    return max(points, key=lambda p: sum(1 for m in (p - 1, p + 1, p - stride, p + stride)
+                                         if m in inside))
+
+
 def losing_self_atari(board, point: int, color: int) -> bool:
     """Whether ``color`` playing the legal move ``point`` only gives stones
     away: its string there (two stones or more, merged) is left with one
@@ -184,4 +197,4 @@ def semeai_losers(board, dead: Iterable[int],
             for q in board.string_stones(loser)}
 
 
-__all__ = ["MAX_NAKADE", "losing_self_atari", "seki_survivors", "semeai_losers", "semeai_races"]
+__all__ = ["MAX_NAKADE", "losing_self_atari", "nakade_vital_point", "seki_survivors", "semeai_losers", "semeai_races"]
