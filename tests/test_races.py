@@ -103,3 +103,28 @@ def test_a_string_in_atari_a_race_has_settled_does_not_keep_the_game_going():
     assert alg._game_is_over(game, judged, WHITE)
     game.play(BLACK, None)
     assert alg.choose_move(game, WHITE) is None  # passes back: the game ends, White wins
+
+
+RACE_LOST_ON_THE_EDGE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . O O
+    . . . . . O O O .
+    . . . . O . X X X
+"""
+"""Black's G1-H1-J1 shares its two liberties, F1 and J2, with White's
+E1-J3 strings, which have five more (the open board): it can play neither,
+and loses the race whoever moves."""
+
+
+def test_the_loser_of_a_race_the_playouts_left_standing_is_dead_and_settled():
+    game = game_from(RACE_LOST_ON_THE_EDGE)
+    board = game.board
+    loser = board.string_stones(vertex_to_index("H1", 9))
+    dead, decided = settle_races(board, [], semeai_races(board, []))
+    assert vertices(dead) == ["G1", "H1", "J1"]
+    assert set(decided) >= set(loser)

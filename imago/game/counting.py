@@ -289,7 +289,7 @@ def settle_races(board: GameBoard, dead: Sequence[int],
     settled, and the stones whose fate that decided.
 
     A race whose winner the playouts left alive loses its loser (they left
-    it standing, or settled the race the wrong way). One they turned round
+    it standing, or settled the race the wrong way), which is settled. One they turned round
     (the winner called dead, the loser standing) is played out: the winner
     captures the loser on a copy of the board (its stones on the loser's
     liberties, every one of them shared), and playouts of that position
@@ -303,7 +303,9 @@ def settle_races(board: GameBoard, dead: Sequence[int],
     decided: set[int] = set()
     for loser, winner in races:
         if winner not in dead_set:
-            dead_set.update(board.string_stones(loser))
+            lost = board.string_stones(loser)
+            dead_set.update(lost)
+            decided.update(lost)
             continue
         if loser in dead_set:
             continue  # both dead: an enclosing group kills them
