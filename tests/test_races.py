@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from imago.engine.algorithm import create_algorithm
 from imago.game import BLACK, WHITE, GameState, count, index_to_vertex, vertex_to_index
-from imago.game.counting import settle_races
+from imago.game.counting import captures_that_change_nothing, settle_races
 from imago.game.seki import nakade_vital_point, semeai_races
 
 
@@ -128,3 +128,53 @@ def test_the_loser_of_a_race_the_playouts_left_standing_is_dead_and_settled():
     dead, decided = settle_races(board, [], semeai_races(board, []))
     assert vertices(dead) == ["G1", "H1", "J1"]
     assert set(decided) >= set(loser)
+
+
+IN_ATARI_INSIDE_A_DEAD_GROUP = """
+    . . . . . O X O .
+    . . . . . O X X X
+    . . . . . O O O O
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+"""
+"""White's H9 and Black's G9-J8 share their one liberty, J9. Black may take
+H9 there, but then has that one point and White takes everything back at
+H9: Black is dead either way, and White's H9 in atari is no reason to play
+on (no race: either side may play J9)."""
+
+
+def test_a_string_in_atari_only_a_dead_group_can_take_does_not_keep_the_game_going():
+    game = game_from(IN_ATARI_INSIDE_A_DEAD_GROUP)
+    board = game.board
+    assert semeai_races(board, []) == []
+    judged = count(board, game.rules, WHITE)
+    assert vertices(judged.dead) == ["G8", "G9", "H8", "J8"]
+    assert vertex_to_index("H9", 9) in judged.decided and judged.settled
+    assert captures_that_change_nothing(board, judged.dead) == {vertex_to_index("H9", 9)}
+    alg = create_algorithm("mcts", model="none", visits=64, seed=1)
+    assert alg._game_is_over(game, judged, WHITE)
+
+
+def test_a_capture_that_gives_the_capturer_life_is_not_nothing():
+    """Told that Black's group is dead (as a count might misread it), the
+    check still sees that taking H9 at J9 gives it a second eye beside F9:
+    White's H9 in atari matters."""
+    game = game_from("""
+        . . . O X . X O .
+        . . . O X X X X X
+        . . . O O O O O O
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """)
+    board = game.board
+    black = [p for p in board.on_board() if board.cells[p] == BLACK]
+    assert captures_that_change_nothing(board, black) == set()
+    assert captures_that_change_nothing(board, []) == set()

@@ -87,8 +87,8 @@ class GameEnding:
     def _game_is_over(state: GameState, judged: Count, color: int) -> bool:
         """Whether a settled count leaves nothing to play for: every border
         closed (the points no colour surrounds are all dame or seki
-        liberties), no string in atari but dead ones and those a race has
-        settled (their capture changes nothing), and a margin larger
+        liberties), no string in atari but dead ones and those whose capture
+        the count found to change nothing (``Count.decided``), and a margin larger
         than the dame, so that filling them all cannot change the winner.
         By area, a move anywhere else changes nothing: winning, ``color``
         passes; losing, it passes as well, and resigns if the opponent

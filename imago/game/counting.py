@@ -114,9 +114,10 @@ class Count:
     neutral: int = 0
     """Empty points that belong to neither side (dame)."""
     decided: tuple[int, ...] = ()
-    """Stones whose fate a capturing race settled (:func:`settle_races`):
-    they count as settled, and one of them left in atari needs no capture
-    (the race's verdict weighed it)."""
+    """Stones whose fate a capturing race settled (:func:`settle_races`), and
+    strings in atari whose capture would change nothing
+    (:func:`captures_that_change_nothing`): they count as settled, and one
+    of them left in atari needs no capture (the count has weighed it)."""
 
     @property
     def result(self) -> str:
@@ -260,6 +261,7 @@ def count(board: GameBoard, rules: Rules, to_move: int,
         uncapturable = seki_survivors(board, dead)
         dead = [p for p in dead if p not in uncapturable]
         dead, decided = settle_races(board, dead, semeai_races(board, dead))
+        decided |= captures_that_change_nothing(board, dead)
     else:
         dead, uncapturable, decided = sorted(set(dead)), set(), set()
     seki = seki_stones(board, dead)
@@ -318,6 +320,31 @@ def settle_races(board: GameBoard, dead: Sequence[int],
             dead_set.difference_update(stones)
             dead_set.update(lost)
     return sorted(dead_set), decided
+
+
+def captures_that_change_nothing(board: GameBoard, dead: Sequence[int]) -> set[int]:
+    """The stones of strings standing in atari that only ``dead`` strings
+    can take, where taking them leaves those strings dead all the same (the
+    capture played out as :func:`settle_races` plays a race's, and judged
+    by :data:`SETTLED_THRESHOLD`): a stone left in atari inside a dead
+    group's eye space, whose capture gives that group one eye at most. They
+    count as settled, and the game may end with them in atari."""
+    dead_set = set(dead)
+    root, libs, cells = board.root, board.libs, board.cells
+    s = board.stride
+    unchanged: set[int] = set()
+    for r, liberties in list(libs.items()):
+        if len(liberties) != 1 or r in dead_set:
+            continue
+        stones = board.string_stones(r)
+        enemy = 3 - cells[r]
+        capturers = {root[m] for p in stones for m in (p - 1, p + 1, p - s, p + s)
+                     if cells[m] == enemy}
+        if capturers and capturers <= dead_set and all(
+                _lives_after_capture(board, stones, r, e) <= -SETTLED_THRESHOLD
+                for e in capturers):
+            unchanged.update(stones)
+    return unchanged
 
 
 def _lives_after_capture(board: GameBoard, lost: list[int], loser_root: int,
