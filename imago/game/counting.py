@@ -291,15 +291,15 @@ def settle_races(board: GameBoard, dead: Sequence[int],
     settled, and the stones whose fate that decided.
 
     A race whose winner the playouts left alive loses its loser (they left
-    it standing, or settled the race the wrong way), which is settled. One they turned round
-    (the winner called dead, the loser standing) is played out: the winner
-    captures the loser on a copy of the board (its stones on the loser's
-    liberties, every one of them shared), and playouts of that position
-    judge the winner's string; living, it stands and the loser is dead;
-    dying all the same (one eye after the capture), it stays dead. Where the
-    captured stones leave a nakade shape the loser's side plays its vital
-    point first: random playouts seldom find it, and the winner would make
-    two eyes there. A verdict of :data:`SETTLED_THRESHOLD` or more either
+    it standing, or settled the race the wrong way), which is settled. One
+    they turned round (the winner called dead, the loser standing) is
+    played out: the winner captures the loser on a copy of the board (its
+    stones on the loser's liberties, every one of them shared), and
+    playouts of that position judge the winner's string; living, it stands
+    and the loser is dead; dying all the same (one eye after the capture),
+    it stays dead. Where the captured stones leave a nakade shape the
+    loser's side plays its vital point first: random playouts seldom find
+    it, and the winner would make two eyes there. A verdict of :data:`SETTLED_THRESHOLD` or more either
     way decides both strings (they count as settled)."""
     dead_set = set(dead)
     decided: set[int] = set()

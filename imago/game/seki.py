@@ -197,4 +197,5 @@ def semeai_losers(board, dead: Iterable[int],
             for q in board.string_stones(loser)}
 
 
-__all__ = ["MAX_NAKADE", "losing_self_atari", "nakade_vital_point", "seki_survivors", "semeai_losers", "semeai_races"]
+__all__ = ["MAX_NAKADE", "losing_self_atari", "nakade_vital_point", "seki_survivors",
+           "semeai_losers", "semeai_races"]
