@@ -16,7 +16,7 @@ from imago.game import (BLACK, EMPTY, WHITE, GameState, area_counts, area_score,
 from imago.game.counting import seki_taxed_owners, seki_taxed_score
 from imago.nn.evaluator import Evaluation
 from imago.search import PUCTSearch, action_of
-from imago.game.seki import losing_self_atari, seki_survivors, semeai_losers, semeai_races
+from imago.game.seki import losing_self_atari, seki_survivors, semeai_races
 from imago.search.tactics import fillable_dame, open_points
 
 
@@ -777,9 +777,17 @@ likes: Black is dead whoever moves, though it could play on White's
 outside liberties."""
 
 
+def race_losers(board) -> set[int]:
+    """The stones the count's race step kills where the playouts killed
+    none."""
+    from imago.game.counting import settle_races
+
+    return set(settle_races(board, [], semeai_races(board, []))[0])
+
+
 def test_a_string_shut_in_against_two_outside_liberties_loses_its_race():
     game = game_from(RACE_WITH_OUTSIDE_LIBERTIES)
-    losers = semeai_losers(game.board, [])
+    losers = race_losers(game.board)
     assert sorted(index_to_vertex(p, 9) for p in losers) == ["G1", "H1", "J1"]
     judged = count(game.board, game.rules, BLACK)  # by the count, whoever is to move
     assert vertex_to_index("G1", 9) in judged.dead
@@ -791,14 +799,14 @@ def test_against_one_outside_liberty_the_race_turns_on_the_move():
         col, row = "ABCDEFGHJ".index(vertex[0]), 9 - int(vertex[1:])
         rows[row][col] = "X"
     game = game_from([" ".join(row) for row in rows])  # White keeps H4 alone
-    assert semeai_losers(game.board, []) == set()
+    assert race_losers(game.board) == set()
 
 
 def test_a_string_that_can_reach_a_friend_is_not_shut_in():
     rows = [list(row.split()) for row in RACE_WITH_OUTSIDE_LIBERTIES]
     rows[8][4] = "."  # no white E1: Black's F1 now has E1 beside it
     game = game_from([" ".join(row) for row in rows])
-    assert semeai_losers(game.board, []) == set()
+    assert race_losers(game.board) == set()
 
 
 def test_a_race_winner_the_playouts_killed_stands_when_it_lives_after_the_capture():

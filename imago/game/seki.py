@@ -183,19 +183,5 @@ def semeai_races(board, dead: Iterable[int]) -> list[tuple[int, int]]:
     return races
 
 
-def semeai_losers(board, dead: Iterable[int],
-                  races: Optional[list[tuple[int, int]]] = None) -> set[int]:
-    """The stones of strings that lose a race of :func:`semeai_races`
-    (``races`` when the caller has them for this ``dead``) to an enemy not
-    among ``dead`` either: the random playouts left them standing (or
-    settled the race the wrong way). Without this the count of such a race
-    turns on whose move it is."""
-    dead = set(dead)
-    if races is None:
-        races = semeai_races(board, dead)
-    return {q for loser, winner in races if winner not in dead
-            for q in board.string_stones(loser)}
-
-
 __all__ = ["MAX_NAKADE", "losing_self_atari", "nakade_vital_point", "seki_survivors",
-           "semeai_losers", "semeai_races"]
+           "semeai_races"]
