@@ -312,7 +312,7 @@ def settle_races(board: GameBoard, dead: Sequence[int],
         if loser in dead_set:
             continue  # both dead: an enclosing group kills them
         lost, stones = board.string_stones(loser), board.string_stones(winner)
-        ownership = _lives_after_capture(board, lost, board.root[loser], winner)
+        ownership = _lives_after_capture(board, lost, board.root[loser], stones)
         if abs(ownership) >= SETTLED_THRESHOLD:
             decided.update(lost)
             decided.update(stones)
@@ -341,19 +341,20 @@ def captures_that_change_nothing(board: GameBoard, dead: Sequence[int]) -> set[i
         capturers = {root[m] for p in stones for m in (p - 1, p + 1, p - s, p + s)
                      if cells[m] == enemy}
         if capturers and capturers <= dead_set and all(
-                _lives_after_capture(board, stones, r, e) <= -SETTLED_THRESHOLD
+                _lives_after_capture(board, stones, r, board.string_stones(e))
+                <= -SETTLED_THRESHOLD
                 for e in capturers):
             unchanged.update(stones)
     return unchanged
 
 
 def _lives_after_capture(board: GameBoard, lost: list[int], loser_root: int,
-                         winner: int) -> float:
-    """The mean ownership, for the colour of ``winner``, of its string once
-    it has captured ``lost`` (the loser's string, rooted at ``loser_root``),
+                         winner: list[int]) -> float:
+    """The mean ownership, for their colour, of the ``winner`` string's
+    stones once it has captured ``lost`` (the loser's string, rooted at ``loser_root``),
     and the loser's side has played the vital point of a nakade the capture
     leaves (see :func:`settle_races`)."""
-    color = board.cells[winner]
+    color = board.cells[winner[0]]
     after = board.copy()
     after.set_stones(empty=lost, **{_SETUP_NAMES[color]: sorted(board.libs[loser_root])})
     vital = nakade_vital_point(lost, board.stride)
@@ -362,9 +363,8 @@ def _lives_after_capture(board: GameBoard, lost: list[int], loser_root: int,
         after.set_stones(**{_SETUP_NAMES[to_move]: [vital]})
         to_move = color
     estimate = final_ownership(after, to_move)
-    stones = board.string_stones(winner)
     sign = 1.0 if color == BLACK else -1.0
-    return sum(sign * estimate[q] for q in stones) / len(stones)
+    return sum(sign * estimate[q] for q in winner) / len(winner)
 
 
 def seki_taxed_owners(board: GameBoard, dead: Sequence[int] = ()) -> list[int]:
