@@ -27,6 +27,13 @@ _NAKADE = {
 MAX_NAKADE = 6
 
 
+def _inside_neighbours(points: list[int], stride: int) -> list[int]:
+    """For each of ``points``, how many of its neighbours are among them."""
+    inside = set(points)
+    return [sum(1 for m in (p - 1, p + 1, p - stride, p + stride) if m in inside)
+            for p in points]
+
+
 def _is_nakade(points: list[int], stride: int) -> bool:
     """Whether the eye space ``points`` (one connected region) is a shape
     that a single stone at its vital point kills."""
@@ -35,10 +42,7 @@ def _is_nakade(points: list[int], stride: int) -> bool:
         return True
     if n > MAX_NAKADE:
         return False
-    inside = set(points)
-    degrees = tuple(sorted(sum(1 for m in (p - 1, p + 1, p - stride, p + stride) if m in inside)
-                           for p in points))
-    return degrees in _NAKADE
+    return tuple(sorted(_inside_neighbours(points, stride))) in _NAKADE
 
 
 def nakade_vital_point(points: list[int], stride: int) -> Optional[int]:
@@ -49,9 +53,8 @@ def nakade_vital_point(points: list[int], stride: int) -> Optional[int]:
     one point or a shape that is no nakade."""
     if len(points) < 2 or not _is_nakade(points, stride):
         return None
-    inside = set(points)
-    return max(points, key=lambda p: sum(1 for m in (p - 1, p + 1, p - stride, p + stride)
-                                         if m in inside))
+    degrees = _inside_neighbours(points, stride)
+    return points[degrees.index(max(degrees))]
 
 
 def losing_self_atari(board, point: int, color: int) -> bool:
