@@ -464,6 +464,60 @@ def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model
     assert played == [] and state["rated"] == [0, 1, 2]
 
 
+def test_rate_tops_up_the_generations_asked_for_and_leaves_the_state_alone(
+        tmp_path, tiny_model, monkeypatch, capsys):
+    """``train.py rl --rate GEN...`` plays only the anchor games those
+    generations lack of --rate-games (numbering their SGF files on), refits
+    the table, runs no iteration and writes no state, so that it can run
+    beside the loop; a generation the run lacks, or a folder with no run,
+    is refused with a reason."""
+    import imago.match.tool as tool
+    from imago.match.tool import EngineStats
+    from imago.training import rl, rl_rating
+    from imago.training.rl import RLConfig, start_run
+
+    played = []
+
+    class FakeMatch:  # wins every game
+        def __init__(self, settings, referee):
+            self.settings = settings
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
+
+        def play(self, out=print):
+            s = self.settings
+            played.append((s.names[0], s.games, s.first_sgf))
+            for number in range(s.games):
+                Path(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf").write_text("(;)")
+                self.stats[0].wins += 1
+
+    monkeypatch.setattr(tool, "Match", FakeMatch)
+    monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
+    config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=2, anchors=["gnugo"],
+                      resign_value=-1.0)
+    run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
+    rl_rating.rate(run, config, state, 0, lambda _: None)
+    run.write("state.json", state)
+    for generation in (1, 2):
+        rl._copy_model(run.model(0), run.model(generation))
+    before = (run.root / "state.json").read_text()
+    played.clear()
+    args = ["--dir", str(run.root), "--rate", "0", "2", "--rate-games", "5", "--no-progress"]
+    assert rl_cli.rl_main(args) == 0
+    assert played == [("gen-0000", 3, 3), ("gen-0002", 5, 1)]
+    assert (run.root / "state.json").read_text() == before
+    assert "gen-0002" in (run.root / "elo.txt").read_text()
+    assert json.loads((run.root / "run.json").read_text())["rate_games"] == 5
+    played.clear()
+    assert rl_cli.rl_main(args) == 0 and played == []  # nothing missing any more
+
+    capsys.readouterr()
+    assert rl_cli.rl_main(["--dir", str(run.root), "--rate", "7", "--no-progress"]) == 1
+    assert "has no generation 7 (its generations: 0, 1, 2)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        rl_cli.rl_main(["--dir", str(tmp_path / "none"), "--rate", "0"])
+    assert "--rate: no run in" in capsys.readouterr().err
+
+
 def test_anchor_games_are_played_at_rate_visits_and_stay_at_them(tmp_path, tiny_model,
                                                                   monkeypatch):
     """--rate-visits sets the visits of the anchor games apart from the

@@ -7,6 +7,7 @@ import argparse
 import logging
 import sys
 from dataclasses import fields
+from pathlib import Path
 from typing import Optional
 
 from .openings import OPENING_SHARE, opening_lines
@@ -137,6 +138,12 @@ def rl_parser() -> argparse.ArgumentParser:
                         "it that size, e.g. --size 5 --model models/multi.keras")
     p.add_argument("--iterations", type=int, metavar="N",
                    help="stop after N iterations (default: run until interrupted)")
+    p.add_argument("--rate", type=int, nargs="+", metavar="GEN",
+                   help="play no iteration: top up these generations' anchor games to "
+                        "--rate-games each (e.g. the start and the best, to tell them "
+                        "apart beyond the noise), refit the Elo table and curve, and stop; "
+                        "it leaves the run's state alone, so it may run beside the loop "
+                        "while that one plays or trains (not while it rates)")
     p.add_argument("--games", type=int, default=d.games, metavar="N",
                    help="self-play games per iteration")
     p.add_argument("--window", type=int, default=d.window, metavar="N",
@@ -226,6 +233,7 @@ def selfplay_main(argv: list[str]) -> int:
 
 def rl_main(argv: list[str]) -> int:
     from .rl import run_loop, start_run
+    from .rl_rating import rate_generations
 
     parser = rl_parser()
     args = parser.parse_args(argv)
@@ -235,6 +243,10 @@ def rl_main(argv: list[str]) -> int:
     problems = config.problems() + _common_problems(args)
     if args.iterations is not None and args.iterations < 1:
         problems.append(f"--iterations must be at least 1, not {args.iterations}")
+    if args.rate is not None:
+        problems += [f"--rate: generations are 0 or more, not {g}" for g in args.rate if g < 0]
+        if not Path(args.dir, "run.json").exists():
+            problems.append(f"--rate: no run in {args.dir} (its run.json is missing)")
     if problems:
         parser.error("; ".join(problems))
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
@@ -242,8 +254,12 @@ def rl_main(argv: list[str]) -> int:
     try:
         run, config, state = start_run(args.dir, model, config, given, log=stderr_line,
                                         new_size=args.new_size)
-        run_loop(run, config, state, args.iterations, ray=args.ray, log=stderr_line,
-                 progress=args.progress)
+        if args.rate is not None:
+            rate_generations(run, config, state, args.rate, log=stderr_line,
+                             progress=args.progress)
+        else:
+            run_loop(run, config, state, args.iterations, ray=args.ray, log=stderr_line,
+                     progress=args.progress)
     except (OSError, ValueError) as err:
         print(f"train.py rl: {err}", file=sys.stderr)
         return 1

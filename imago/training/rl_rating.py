@@ -46,6 +46,31 @@ def rate(run: RunFolder, config: RLConfig, state: dict, generation: int, log: Lo
         rated.append(generation)
 
 
+def rate_generations(run: RunFolder, config: RLConfig, state: dict, generations: list[int],
+                     log: Log, progress: bool = False) -> None:
+    """The anchor games the run's ``generations`` lack of ``rate_games``
+    each, then the table and curve refitted (``train.py rl --rate``): more
+    games on the generations a question is about (did the run rise above
+    its start?) without waiting for the loop's next rating. It writes the
+    ratings log, the matches and the table, never the run's state, so it
+    may run beside the run's loop while that one plays or trains. ValueError
+    for a generation the run does not have, or with no anchor to play."""
+    absent = [g for g in generations if not run.model(g).exists()]
+    if absent:
+        have = sorted(int(p.stem[4:]) for p in (run.root / "models").glob("gen-*.keras"))
+        raise ValueError(f"{run.root} has no generation {', '.join(map(str, absent))} "
+                         f"(its generations: {', '.join(map(str, have)) or 'none'})")
+    if config.rate_games < 1:
+        raise ValueError("rating asks for --rate-games of 1 or more")
+    anchors, engines = _installed_anchors(config, log)
+    if not anchors:
+        raise ValueError(f"none of the run's anchors ({', '.join(config.anchors)}) is "
+                         "installed here")
+    for generation in dict.fromkeys(generations):
+        _rate_against_anchors(run, config, generation, anchors, engines, log, progress)
+    report(run, state, log)
+
+
 def _installed_anchors(config: RLConfig, log: Log) -> tuple[list[str], dict]:
     """The run's anchors installed here, and the programs' paths by anchor;
     each missing one is said."""
@@ -336,4 +361,5 @@ def _katago() -> Optional[str]:
     return str(path) if path.exists() else None
 
 
-__all__ = ["ELO_ZEROS", "GATE_ANCHOR_LOG", "rate", "anchor_gate", "count_once", "report"]
+__all__ = ["ELO_ZEROS", "GATE_ANCHOR_LOG", "rate", "rate_generations", "anchor_gate",
+           "count_once", "report"]
