@@ -299,6 +299,23 @@ def test_printsgf_writes_regular_files_only(played, tmp_path):
     assert out.read_text(encoding="utf-8").startswith("(;")
 
 
+def test_printsgf_writes_over_sgf_files_only(played, tmp_path):
+    """A file holding something else (a mistyped name) is left as it was;
+    an SGF file (byte-order mark and blank space before it too) or an
+    empty one is written over, as a controller saving a game again expects."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n(;not a game)", encoding="utf-8")
+    assert answer(played, f"printsgf {notes}") == (
+        "? cannot save file: it holds something other than SGF; not written over")
+    assert notes.read_text(encoding="utf-8") == "my notes\n(;not a game)"
+    for name, before in (("old.sgf", "\ufeff \n(;GM[1]SZ[9])"), ("empty.sgf", ""),
+                         ("blank.sgf", " \n")):
+        path = tmp_path / name
+        path.write_text(before, encoding="utf-8")
+        assert answer(played, f"printsgf {path}") == "="
+        assert path.read_text(encoding="utf-8").startswith("(;"), name
+
+
 def test_loadsgf_up_to_the_size_limit_reads(played, tmp_path):
     from imago.sgf.files import MAX_SGF_BYTES
 

@@ -45,6 +45,23 @@ def open_regular_file(path: str, mode: str, **options: Any) -> IO:
     return f
 
 
+def overwrite_problem(path: str) -> Optional[str]:
+    """Why a game must not be written over the file at ``path``, or None: a
+    non-empty regular file whose text does not open as SGF does (``(``
+    after any byte-order mark and blank space) holds something else, which
+    a mistyped GTP ``printsgf`` or terminal ``save`` would destroy. SGF files
+    are written over, as controllers that save a game again expect."""
+    try:
+        with open_regular_file(path, "rb", buffering=0) as f:
+            head = f.read(4096)
+    except (OSError, ValueError):
+        return None  # absent, or refused by the write with its own reason
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n\f\v")
+    if not head or text.startswith(b"(") or (not text and len(head) < 4096):
+        return None
+    return "it holds something other than SGF; not written over"
+
+
 def read_regular_file(path: str, limit: Optional[int] = None) -> bytes:
     """The bytes of a regular file (see :func:`open_regular_file`) of at
     most ``limit`` bytes (None: any size); a longer file is refused
