@@ -265,7 +265,7 @@ def test_the_default_network_is_the_shipped_one_of_the_board_size():
     assert DEFAULT_MODEL == MODELS / "soup.keras"
     assert shipped_model(5) == SIZE_MODELS[5] == MODELS / "residual5.keras"
     assert shipped_model(9) == SIZE_MODELS[9] == MODELS / "soup9.keras"
-    assert shipped_model(13) == SIZE_MODELS[13] == MODELS / "rl13t4.keras"
+    assert shipped_model(13) == SIZE_MODELS[13] == MODELS / "rl13x3.keras"
     assert {shipped_model(size) for size in (6, 7, 11, 15, 19)} == {DEFAULT_MODEL}
     mcts = create_algorithm("mcts", visits=8, seed=1)
     assert mcts.networks.for_size(11).path == mcts.networks.for_size(19).path == DEFAULT_MODEL

@@ -38,14 +38,15 @@ self-play iteration and the records of every size), one on the records with
 a light value loss, one on KataGo's 8-visit 9x9 games: stronger than rl9s on
 9x9 at equal visits, level on 19x19 (models/README.md)."""
 SIZE_MODELS = {5: MODELS_DIR / "residual5.keras", 9: MODELS_DIR / "soup9.keras",
-               13: MODELS_DIR / "rl13t4.keras"}
+               13: MODELS_DIR / "rl13x3.keras"}
 """Board sizes with a shipped network of their own: 5x5 (the multi-size
 network taught 5x5 by self-play, which the records of 9x9 to 19x19 games
 never did), 9x9 (``soup.keras`` after one iteration of the self-play loop on
 9x9: stronger there at equal visits and against the fixed anchors) and 13x13
-(``soup.keras`` after four iterations of the 13x13 loop's trainer: 72-28
-against soup head to head, ahead of it against KataGo's raw policy, as
-strong against GNU Go).
+(generation 3 of the 13x13 loop rl13x, from ``rl13t4.keras``, itself
+``soup.keras`` after four iterations of that loop's trainer: 64-36 against
+rl13t4 head to head, ahead of it against KataGo's raw policy, 20 of 20
+against GNU Go).
 19x19 and the other sizes keep ``soup.keras``."""
 
 
