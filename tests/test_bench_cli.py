@@ -80,3 +80,17 @@ def test_what_no_benchmark_reads_is_refused(calls, capsys, argv, message):
     status, _, err = run(argv, capsys)
     assert status == 2 and not calls
     assert err.strip().splitlines()[-1] == f"python -m imago.bench: error: {message}"
+
+
+def test_a_model_file_without_its_metadata_is_refused_before_any_benchmark(
+        calls, capsys, tmp_path):
+    import shutil
+
+    lonely, junk = tmp_path / "lonely.keras", tmp_path / "junk.keras"
+    shutil.copyfile(Path(__file__).resolve().parent.parent / "models" / "residual5.keras", lonely)
+    junk.write_bytes(b"not a model")
+    for model, reason in ((lonely, "has no metadata file lonely.json"),
+                          (junk, "is not a Keras model file (NAME.keras, a zip archive)")):
+        status, _, err = run(["regress", "--model", str(model), "--dir", str(tmp_path)], capsys)
+        assert status == 2 and not calls
+        assert err.strip().splitlines()[-1].endswith(reason), err

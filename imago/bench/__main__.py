@@ -86,8 +86,15 @@ def main(argv: Optional[list[str]] = None) -> int:
                 and not set(readers) & set(topics):
             parser.error(f"--{name} is an option of {' and '.join(readers)}, which is not "
                          f"among the benchmarks asked for ({', '.join(topics)})")
-    if args.model not in (None, "none") and not os.path.isfile(args.model):
-        parser.error(f"--model: no model file {args.model} (none: random playouts)")
+    if args.model not in (None, "none"):
+        if not os.path.isfile(args.model):
+            parser.error(f"--model: no model file {args.model} (none: random playouts)")
+        from imago.nn.modelfile import read_metadata
+
+        try:
+            read_metadata(args.model)
+        except (OSError, ValueError) as err:
+            parser.error(f"--model: {err}")
     if args.dir is not None and not os.path.isdir(args.dir):
         parser.error(f"--dir: no folder {args.dir}")
     for topic in topics:
