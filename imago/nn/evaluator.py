@@ -45,8 +45,8 @@ never did), 9x9 (``soup.keras`` after one iteration of the self-play loop on
 9x9: stronger there at equal visits and against the fixed anchors) and 13x13
 (generation 3 of the 13x13 loop rl13x, from ``rl13t4.keras``, itself
 ``soup.keras`` after four iterations of that loop's trainer: 64-36 against
-rl13t4 head to head, ahead of it against KataGo's raw policy, 20 of 20
-against GNU Go).
+rl13t4 head to head, ahead of it against KataGo's raw policy, 19 of 20
+against GNU Go level 10 at 1 s a move).
 19x19 and the other sizes keep ``soup.keras``."""
 
 
