@@ -405,38 +405,47 @@ def test_each_generation_plays_the_runs_first_network_with_start_games(tmp_path,
     assert RLConfig(start_games=-1).problems() == ["--start-games must be 0 or more, not -1"]
 
 
-def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model,
-                                                          monkeypatch):
-    """Each generation plays the anchor games it lacks of --rate-games (its
-    logged games count): a run resumed with a larger figure tops the
-    generations rated before up to it, numbering the new SGF files on. An
-    anchor that is not installed is said once a rating."""
+def fake_anchor_matches(monkeypatch, wins=lambda number: True) -> list:
+    """Anchor matches that play nothing, GNU Go installed: each game of a
+    match (numbered from 0) is an empty SGF file in its folder, won by the
+    network where ``wins(number)``; returns the list of ``(name, games,
+    first SGF number)`` played."""
     import imago.match.tool as tool
     from imago.match.tool import EngineStats
-    from imago.training import rl, rl_rating
-    from imago.training.rating import RatingLog
-    from imago.training.rl import RLConfig, start_run
 
     played = []
 
-    class FakeMatch:  # wins the odd games of the match, loses the even ones
+    class FakeMatch:
         def __init__(self, settings, referee):
             self.settings = settings
-            name = settings.names[0]
-            self.stats = [EngineStats(name), EngineStats(settings.names[1])]
+            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
 
         def play(self, out=print):
             s = self.settings
             played.append((s.names[0], s.games, s.first_sgf))
             for number in range(s.games):
                 Path(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf").write_text("(;)")
-                if number % 2 == 0:
+                if wins(number):
                     self.stats[0].wins += 1
                 else:
                     self.stats[0].losses += 1
 
     monkeypatch.setattr(tool, "Match", FakeMatch)
     monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
+    return played
+
+
+def test_a_larger_rate_games_tops_every_rated_generation_up(tmp_path, tiny_model,
+                                                          monkeypatch):
+    """Each generation plays the anchor games it lacks of --rate-games (its
+    logged games count): a run resumed with a larger figure tops the
+    generations rated before up to it, numbering the new SGF files on. An
+    anchor that is not installed is said once a rating."""
+    from imago.training import rl, rl_rating
+    from imago.training.rating import RatingLog
+    from imago.training.rl import RLConfig, start_run
+
+    played = fake_anchor_matches(monkeypatch, wins=lambda number: number % 2 == 0)
     monkeypatch.setattr(rl_rating, "_katago", lambda: None)  # an anchor not installed
     config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=3,
                       anchors=["gnugo", "katago"], resign_value=-1.0)
@@ -471,27 +480,10 @@ def test_rate_tops_up_the_generations_asked_for_and_leaves_the_state_alone(
     the table, runs no iteration and writes no state, so that it can run
     beside the loop; a generation the run lacks, or a folder with no run,
     is refused with a reason."""
-    import imago.match.tool as tool
-    from imago.match.tool import EngineStats
     from imago.training import rl, rl_rating
     from imago.training.rl import RLConfig, start_run
 
-    played = []
-
-    class FakeMatch:  # wins every game
-        def __init__(self, settings, referee):
-            self.settings = settings
-            self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
-
-        def play(self, out=print):
-            s = self.settings
-            played.append((s.names[0], s.games, s.first_sgf))
-            for number in range(s.games):
-                Path(s.sgf_dir, f"game-{s.first_sgf + number:03d}.sgf").write_text("(;)")
-                self.stats[0].wins += 1
-
-    monkeypatch.setattr(tool, "Match", FakeMatch)
-    monkeypatch.setattr(tool, "find_gnugo", lambda: "/usr/games/gnugo")
+    played = fake_anchor_matches(monkeypatch)
     config = RLConfig(visits=2, cheap_visits=2, parallel=2, rate_games=2, anchors=["gnugo"],
                       resign_value=-1.0)
     run, config, state = start_run(tmp_path / "run", tiny_model, config, log=lambda _: None)
