@@ -267,3 +267,42 @@ def test_saved_records_get_an_ordinary_file_mode(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+
+
+def test_a_save_that_fails_leaves_the_last_one_whole(tmp_path, monkeypatch):
+    """Saving over a record goes by way of a temporary file renamed over
+    it: a write that fails half way (here the disk fills at the flush)
+    leaves the old record as it was and no temporary file behind."""
+    from imago import sgf
+
+    path = tmp_path / "game.sgf"
+    path.write_text("(;SZ[9];B[ee];W[cc])", encoding="utf-8")
+
+    def disk_full(descriptor):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        sgf.save(path, sgf.loads("(;SZ[9];B[gg])")[0])
+    assert path.read_text(encoding="utf-8") == "(;SZ[9];B[ee];W[cc])"
+    assert os.listdir(tmp_path) == ["game.sgf"]
+
+
+def test_saving_over_a_record_keeps_its_mode_and_links(tmp_path):
+    """The replaced record keeps its permission bits; a record saved
+    through a symbolic link is the linked file, the link staying a link."""
+    import stat
+
+    from imago import sgf
+
+    path = tmp_path / "game.sgf"
+    path.write_text("(;SZ[9])", encoding="utf-8")
+    os.chmod(path, 0o640)
+    sgf.save(path, sgf.loads("(;SZ[9];B[ee])")[0])
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
+    assert "B[ee]" in path.read_text(encoding="utf-8")
+    link = tmp_path / "latest.sgf"
+    link.symlink_to(path)
+    sgf.save(link, sgf.loads("(;SZ[9];B[cc])")[0])
+    assert link.is_symlink() and "B[cc]" in path.read_text(encoding="utf-8")
+    assert sorted(os.listdir(tmp_path)) == ["game.sgf", "latest.sgf"]

@@ -9,8 +9,10 @@ hanging or filling memory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
 from typing import IO, Any, Optional
 
 MAX_SGF_BYTES = 2 << 20
@@ -60,6 +62,44 @@ def overwrite_problem(path: str) -> Optional[str]:
     if not head or text.startswith(b"(") or (not text and len(head) < 4096):
         return None
     return "it holds something other than SGF; not written over"
+
+
+def write_text_file(path: str, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) to the regular file ``path``.
+    A file already there is replaced whole or not at all: the text goes to
+    a temporary file beside it, which is flushed to disk and then renamed
+    over it with the old file's permission bits, so a write that fails half
+    way (a full disk, a killed process) leaves the old file as it was. A
+    symbolic link is followed and the file it names replaced. Where the
+    folder takes no new file but the file itself may be written, or where
+    no file is there yet (nothing to lose), the file is written in place
+    (:func:`open_regular_file`). Raises OSError, or ValueError when ``path``
+    names no regular file."""
+    path = os.path.realpath(path)
+    try:
+        old = os.stat(path)
+    except OSError:
+        old = None  # absent; any other trouble the write below names
+    temporary = None
+    if old is not None and stat.S_ISREG(old.st_mode):
+        with contextlib.suppress(PermissionError):
+            handle, temporary = tempfile.mkstemp(
+                prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
+    if temporary is None:
+        with open_regular_file(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        return
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, stat.S_IMODE(old.st_mode))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def read_regular_file(path: str, limit: Optional[int] = None) -> bytes:

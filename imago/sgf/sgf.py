@@ -30,7 +30,7 @@ from imago.game import GameState
 from .convert import to_game
 from .encoding import decode
 from .errors import SGFError
-from .files import file_problem, open_regular_file, overwrite_problem, read_regular_file
+from .files import file_problem, overwrite_problem, read_regular_file, write_text_file
 from .nodes import VALUE_BODY_RE, ASTNode
 from .sgflex import Source
 from .sgfyacc import parse_source
@@ -187,13 +187,15 @@ def save(path: PathLike, game: GameState) -> None:
     """Write ``game`` (its whole tree) to ``path`` as UTF-8 SGF. Raises
     OSError, or ValueError when ``path`` names no regular file (a FIFO, or
     ``/dev/stdout``, where the text could corrupt a protocol) or a file that
-    holds something other than SGF (:func:`~imago.sgf.files.overwrite_problem`)."""
+    holds something other than SGF (:func:`~imago.sgf.files.overwrite_problem`).
+    An SGF file already there is replaced whole or not at all
+    (:func:`~imago.sgf.files.write_text_file`): a save that fails leaves the
+    last one."""
     text = dumps(game)
     problem = overwrite_problem(os.fspath(path))
     if problem:
         raise ValueError(problem)
-    with open_regular_file(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
+    write_text_file(os.fspath(path), text)
 
 
 def _files_under(entry: str) -> tuple[list[str], str]:
