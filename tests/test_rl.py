@@ -494,8 +494,11 @@ def test_rate_tops_up_the_generations_asked_for_and_leaves_the_state_alone(
     before = (run.root / "state.json").read_text()
     played.clear()
     args = ["--dir", str(run.root), "--rate", "0", "2", "--rate-games", "5", "--no-progress"]
+    capsys.readouterr()
     assert rl_cli.rl_main(args) == 0
     assert played == [("gen-0000", 3, 3), ("gen-0002", 5, 1)]
+    err = capsys.readouterr().err
+    assert "rl: rating generation 0, 2 of " in err and "resuming" not in err
     assert (run.root / "state.json").read_text() == before
     assert "gen-0002" in (run.root / "elo.txt").read_text()
     assert json.loads((run.root / "run.json").read_text())["rate_games"] == 5

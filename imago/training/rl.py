@@ -65,15 +65,17 @@ FALSE_RESIGN_TARGET = 0.05
 
 
 def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLConfig,
-              overrides: Optional[dict] = None, log: Log = print, new_size: bool = False
-              ) -> tuple[RunFolder, RLConfig, dict]:
+              overrides: Optional[dict] = None, log: Log = print, new_size: bool = False,
+              purpose: str = "resuming") -> tuple[RunFolder, RLConfig, dict]:
     """Open the run at ``folder``: a new one from ``model`` with ``config``,
     or the existing one with its own settings, ``overrides`` (the options
     given on this command line) changed. Returns the folder, the settings
     and the state. ValueError when the network is not made for the run's
     board size (its metadata's ``board_sizes``), unless ``new_size`` lets a
     new run teach a network that plays any size a size it was not trained
-    on: the run's first generation then lists that size among its own."""
+    on: the run's first generation then lists that size among its own.
+    ``purpose`` opens the line that says where an existing run stands (the
+    loop resumes it; ``train.py rl --rate`` only rates its generations)."""
     run = RunFolder(folder)
     saved = run.read("run.json")
     if saved is None:
@@ -105,7 +107,7 @@ def start_run(folder: str | os.PathLike, model: str | os.PathLike, config: RLCon
         run.write("run.json", stored)
         log("rl: settings changed by this command: "
             + ", ".join(f"{k} {effective.get(k)} -> {v}" for k, v in changed.items()))
-    log(f"rl: resuming {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
+    log(f"rl: {purpose} {run.root}: iteration {state['iteration']}, stage {state['stage']}, "
         f"best gen-{state['best_generation']:04d}")
     return run, RLConfig(**stored), state
 

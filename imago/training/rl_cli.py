@@ -252,8 +252,10 @@ def rl_main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     model = _model(parser, args.model, args.size)
     try:
+        purpose = ("resuming" if args.rate is None else
+                   f"rating generation {', '.join(map(str, args.rate))} of")
         run, config, state = start_run(args.dir, model, config, given, log=stderr_line,
-                                        new_size=args.new_size)
+                                        new_size=args.new_size, purpose=purpose)
         if args.rate is not None:
             rate_generations(run, config, state, args.rate, log=stderr_line,
                              progress=args.progress)
