@@ -60,7 +60,7 @@ def run(lines, algorithm="mcts", **options):
 
 
 ROOT = Path(__file__).resolve().parent.parent
-INFO = re.compile(r"info move ([A-HJ-T]\d+|pass) visits (\d+) winrate (\S+) ")
+INFO = re.compile(r"info move ([A-HJ-T]\d+|pass) visits (\d+) (?:utility \S+ )?winrate (\S+) ")
 
 
 def test_lz_analyze_streams_until_the_next_command():
@@ -147,6 +147,27 @@ def test_gogui_analyze_commands_and_their_answers():
     labels, status = answers["11"].splitlines()
     assert re.fullmatch(r"LABEL( [A-HJ-T]\d+ [+-]\d+\.\d)+", labels)
     assert re.fullmatch(r"TEXT (Black|White) leads by \d+\.\d \(\d+ visits; .*\)", status)
+
+
+def test_kata_analyze_gives_katagos_fields_in_katagos_order():
+    """Tools that read KataGo's lines by position find each field where
+    KataGo puts it (all but scoreStdev, which imago does not estimate);
+    the utilities agree with the win rates and lead as the JSON analysis
+    engine reports them."""
+    from imago.search.reports import report_utility
+
+    text, _ = run([(0, "kata-analyze b 10\n"), (InfoLines(1), "\n")])
+    line = text.split("\n")[1]
+    first = line.split(" info ")[0]
+    match = re.match(r"info move \S+ visits \d+ utility (-?\d\.\d{4}) winrate (\d\.\d{4}) "
+                     r"scoreMean (-?\d+\.\d\d) scoreLead (-?\d+\.\d\d) "
+                     r"scoreSelfplay (-?\d+\.\d\d) prior \d\.\d{4} lcb (\d\.\d{4}) "
+                     r"utilityLcb (-?\d\.\d{4}) order 0 pv ", first)
+    assert match, first
+    utility, winrate, mean, lead, selfplay, lcb, utility_lcb = map(float, match.groups())
+    assert mean == lead == selfplay
+    assert utility == pytest.approx(report_utility(winrate, lead), abs=2e-4)
+    assert utility_lcb == pytest.approx(report_utility(lcb, lead), abs=2e-4)
 
 
 def test_lz_analyze_gives_the_score_lead_before_the_pv():

@@ -12,7 +12,7 @@ number:
 - ``scoreMean`` and ``scoreSelfplay`` repeat ``scoreLead`` (imago estimates
   one score); ``scoreStdev`` is left out rather than made up, as are
   ``thisHash`` and ``symHash`` of ``rootInfo``;
-- ``utility`` is :func:`utility`, a fixed mix of win rate and score lead;
+- ``utility`` is :func:`~imago.search.reports.report_utility`, a fixed mix of win rate and score lead;
   ``utilityLcb`` is the same mix of ``lcb`` and the score lead;
 - ``lcb`` for the other side is ``1 - lcb`` (KataGo converts it the same
   way); ``rootInfo``'s ``lcb`` is its win rate;
@@ -22,19 +22,16 @@ number:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional
 
 import imago
 from imago.game import BLACK, WHITE, index_to_vertex
+from imago.search.reports import SCORE_UTILITY_FACTOR, SCORE_UTILITY_SCALE
+from imago.search.reports import report_utility as utility
 
 from .query import Action, Query, Turn, error_message, warning_message
 
-SCORE_UTILITY_FACTOR = 0.3
-"""The most the score lead adds to (or takes from) a utility."""
-SCORE_UTILITY_SCALE = 20.0
-"""The score lead, in points, at which half of that is reached."""
 GIT_HASH = "<omitted>"
 """What ``query_version`` gives as the git hash (KataGo's word for none)."""
 
@@ -84,16 +81,6 @@ class TurnAnalysis:
     ownership: Optional[list] = None
     ownership_stdev: Optional[list] = None
     policy: Optional[list] = None
-
-
-def utility(winrate: float, score_lead: Optional[float]) -> float:
-    """imago's stand-in for KataGo's utility: ``2 * winrate - 1`` plus up to
-    :data:`SCORE_UTILITY_FACTOR` for the score lead (an arctangent scaled by
-    :data:`SCORE_UTILITY_SCALE`). Odd in its arguments, so the other side's
-    utility is the negative."""
-    score = 0.0 if score_lead is None else score_lead
-    return (2.0 * winrate - 1.0
-            + SCORE_UTILITY_FACTOR * 2.0 / math.pi * math.atan(score / SCORE_UTILITY_SCALE))
 
 
 def perspective_sign(report_as: str, to_move: int) -> int:

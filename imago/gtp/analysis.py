@@ -18,6 +18,7 @@ from typing import Optional, Sequence
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch, SearchResult
+from imago.search.reports import report_utility
 
 from .moves import engine_move
 from .table import GtpError, Session, color, command, integer, lower_word, word
@@ -139,18 +140,24 @@ def lz_line(results: list[SearchResult], size: int) -> str:
 def kata_line(results: list[SearchResult], size: int, lead: float,
               ownership: Optional[list[float]],
               ownership_stdev: Optional[list[float]] = None) -> str:
-    """KataGo's format: floats in [0, 1]; ``scoreLead`` for the side to move:
-    each candidate's lead backed up by the search from the network's
-    ownership, or (an evaluator without a score) ``lead``, the position's
-    count for every candidate; optionally ``ownership`` for the side to
-    move, row by row from the top left, and its ``ownershipStdev``."""
+    """KataGo's format, its fields in its order: floats in [0, 1];
+    ``scoreLead`` for the side to move: each candidate's lead backed up by
+    the search from the network's ownership, or (an evaluator without a
+    score) ``lead``, the position's count for every candidate, repeated as
+    ``scoreMean`` and ``scoreSelfplay`` (imago estimates one score);
+    ``utility`` and ``utilityLcb`` as the JSON analysis engine reports them
+    (:func:`~imago.search.reports.report_utility`); no ``scoreStdev``,
+    which imago has no estimate of; optionally ``ownership`` for the side
+    to move, row by row from the top left, and its ``ownershipStdev``."""
     parts = []
     for order, r in enumerate(results):
         pv = " ".join(index_to_vertex(p, size) for p in r.pv)
         score = lead if r.score_lead is None else r.score_lead
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
+                     f"utility {report_utility(r.winrate, score):.4f} "
                      f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
-                     f"prior {r.prior:.4f} lcb {r.lcb:.4f} order {order} pv {pv}")
+                     f"scoreSelfplay {score:.2f} prior {r.prior:.4f} lcb {r.lcb:.4f} "
+                     f"utilityLcb {report_utility(r.lcb, score):.4f} order {order} pv {pv}")
     line = " ".join(parts)
     if ownership is not None:
         line += " ownership " + " ".join(f"{v:.3f}" for v in ownership)

@@ -21,6 +21,24 @@ LCB_Z, LCB_MIN_SHARE = 3.0, 0.1
 standard errors, among the moves with at least ``LCB_MIN_SHARE`` of the most
 visited move's visits (see :meth:`SearchReports.played_edge`)."""
 
+SCORE_UTILITY_FACTOR = 0.3
+"""The most the score lead adds to (or takes from) a reported utility."""
+SCORE_UTILITY_SCALE = 20.0
+"""The score lead, in points, at which half of that is reached."""
+
+
+def report_utility(winrate: float, score_lead: Optional[float]) -> float:
+    """imago's stand-in for KataGo's ``utility`` in analysis reports (GTP
+    ``kata-analyze`` and the JSON analysis engine): ``2 * winrate - 1``
+    plus up to :data:`SCORE_UTILITY_FACTOR` for the score lead (an
+    arctangent scaled by :data:`SCORE_UTILITY_SCALE`). Odd in its
+    arguments, so the other side's utility is the negative. (The search's
+    own score utility, which steers it, is another: see
+    :meth:`imago.search.puct.PUCTSearch._choose`.)"""
+    score = 0.0 if score_lead is None else score_lead
+    return (2.0 * winrate - 1.0
+            + SCORE_UTILITY_FACTOR * 2.0 / math.pi * math.atan(score / SCORE_UTILITY_SCALE))
+
 
 @dataclass
 class SearchResult:
