@@ -288,6 +288,23 @@ def test_a_save_that_fails_leaves_the_last_one_whole(tmp_path, monkeypatch):
     assert os.listdir(tmp_path) == ["game.sgf"]
 
 
+def test_a_record_the_user_may_not_write_is_not_replaced(tmp_path, monkeypatch):
+    """A read-only record stays as it was, though its folder would let the
+    temporary file be renamed over it (os.access is faked: the tests may
+    run as root, who may write anything)."""
+    from imago import sgf
+
+    path = tmp_path / "game.sgf"
+    path.write_text("(;SZ[9];B[ee])", encoding="utf-8")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: (
+        False if os.fspath(p) == str(path) and mode == os.W_OK else real_access(p, mode, **kw)))
+    with pytest.raises(PermissionError):
+        sgf.save(path, sgf.loads("(;SZ[9];B[gg])")[0])
+    assert path.read_text(encoding="utf-8") == "(;SZ[9];B[ee])"
+    assert os.listdir(tmp_path) == ["game.sgf"]
+
+
 def test_saving_over_a_record_keeps_its_mode_and_links(tmp_path):
     """The replaced record keeps its permission bits; a record saved
     through a symbolic link is the linked file, the link staying a link."""

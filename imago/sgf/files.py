@@ -10,6 +10,7 @@ hanging or filling memory.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -73,8 +74,10 @@ def write_text_file(path: str, text: str) -> None:
     symbolic link is followed and the file it names replaced. Where the
     folder takes no new file but the file itself may be written, or where
     no file is there yet (nothing to lose), the file is written in place
-    (:func:`open_regular_file`). Raises OSError, or ValueError when ``path``
-    names no regular file."""
+    (:func:`open_regular_file`). A file the user may not write is refused
+    (PermissionError), as writing it in place would be, though its folder
+    would let a new file take its name. Raises OSError, or ValueError when
+    ``path`` names no regular file."""
     path = os.path.realpath(path)
     try:
         old = os.stat(path)
@@ -82,6 +85,8 @@ def write_text_file(path: str, text: str) -> None:
         old = None  # absent; any other trouble the write below names
     temporary = None
     if old is not None and stat.S_ISREG(old.st_mode):
+        if not os.access(path, os.W_OK):  # renaming over it would undo its protection
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
         with contextlib.suppress(PermissionError):
             handle, temporary = tempfile.mkstemp(
                 prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
