@@ -12,7 +12,8 @@ number:
 - ``scoreMean`` and ``scoreSelfplay`` repeat ``scoreLead`` (imago estimates
   one score); ``scoreStdev`` is left out rather than made up, as are
   ``thisHash`` and ``symHash`` of ``rootInfo``;
-- ``utility`` is :func:`~imago.search.reports.report_utility`, a fixed mix of win rate and score lead;
+- ``utility`` is :func:`~imago.search.reports.report_utility`, a fixed
+  mix of win rate and score lead (GTP ``kata-analyze`` gives the same);
   ``utilityLcb`` is the same mix of ``lcb`` and the score lead;
 - ``lcb`` for the other side is ``1 - lcb`` (KataGo converts it the same
   way); ``rootInfo``'s ``lcb`` is its win rate;
