@@ -134,3 +134,26 @@ def test_a_reused_root_gets_the_averaged_priors_and_keeps_its_visits(tiny_residu
     legal[-1] = True
     expected = np.where(legal, policy[0].astype(np.float64), 0.0)
     assert again.priors == encode_priors(expected / expected.sum(), legal).tobytes()
+
+
+def test_a_batch_of_mixed_sizes_is_answered_size_by_size(tiny_residual):
+    """Leaves of 9x9 and 13x13 searches may share one call (an analysis
+    engine with queries of both sizes): each size is evaluated on its own
+    and the answers come back in the leaves' order, as each size alone
+    would give them."""
+    small = some_positions(2)
+    game = GameState(13)
+    game.play(BLACK, game.current.board.legal_moves(BLACK).pop())
+    mixed = [small[0], game.current, small[1]]
+    evaluator = NetworkEvaluator(tiny_residual, symmetries="none")
+    answer = evaluator.evaluate(mixed)
+    alone_small = evaluator.evaluate(small)
+    alone_large = evaluator.evaluate([game.current])
+    assert [len(row) for row in answer[0]] == [82, 170, 82]
+    assert np.allclose(answer[0][0], alone_small[0][0])
+    assert np.allclose(answer[0][2], alone_small[0][1])
+    assert np.allclose(answer[0][1], alone_large[0][0])
+    assert np.allclose(answer[1], [alone_small[1][0], alone_large[1][0], alone_small[1][1]])
+    assert answer.margins is not None and np.isclose(answer.margins[1], alone_large.margins[0])
+    averaged = evaluator.evaluate_all_symmetries(mixed)
+    assert [len(row) for row in averaged[0]] == [82, 170, 82]
