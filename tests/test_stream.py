@@ -531,6 +531,33 @@ def test_heldout_measures_a_run_on_the_games_it_held_out(straight_run, run_input
     assert "no model file" in capsys.readouterr().err
 
 
+def test_heldout_says_when_a_folder_gives_nothing_to_measure(straight_run, run_inputs,
+                                                             tmp_path, capsys):
+    """A folder with no held-out game of a size the network plays is named,
+    and a command that measured nothing at all fails; a game without a
+    result or a counted end gives its figures as none, not as 0."""
+    from imago.training.heldout import heldout_main
+
+    model = str(run_inputs / "out" / "a.keras")
+    (tmp_path / "empty").mkdir()
+    args = ["--model", model, str(tmp_path / "empty"), str(tmp_path / "absent"),
+            "--cache", str(tmp_path / "cache")]
+    assert heldout_main(args) == 1
+    out, err = capsys.readouterr()
+    assert f"{tmp_path / 'absent'}: nothing measured (no held-out positions" in out
+    assert f"{tmp_path / 'empty'}: nothing measured" in out
+    assert "train.py heldout: nothing measured in " in err
+    assert heldout_main(args[:2] + [str(tmp_path / "absent"), "--visits", "5"]) == 1
+    assert f"{tmp_path / 'absent'}: nothing measured" in capsys.readouterr().out
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "g.sgf").write_text("(;GM[1]SZ[9];B[ee];W[cc])")
+    assert heldout_main(["--model", model, str(tmp_path / "bare"), "--validation", "0.99",
+                         "--cache", str(tmp_path / "cache")]) == 0
+    line = capsys.readouterr().out.strip()
+    assert "value none (no game with a result)" in line
+    assert "ownership none (no counted game)" in line
+
+
 def test_heldout_reads_a_new_folder_in_the_workers_it_is_given(straight_run, run_inputs,
                                                               tmp_path, capsys):
     from imago.training.heldout import heldout_main
@@ -563,8 +590,10 @@ def test_heldout_measures_ownership_after_a_search(straight_run, run_inputs, cap
     assert heldout_main(args[:-2]) == 0  # the positions default to 200 (fewer held out here)
     assert "ownership after 12 visits on" in capsys.readouterr().out
     policy_only = str(ROOT / "models" / "conv9.keras")
-    assert heldout_main(["--model", policy_only] + args[2:]) == 0
-    assert capsys.readouterr().out == "conv9.keras: no ownership head, nothing to measure\n"
+    assert heldout_main(["--model", policy_only] + args[2:]) == 1
+    out, err = capsys.readouterr()
+    assert out == "conv9.keras: no ownership head, nothing to measure\n"
+    assert "train.py heldout: nothing measured in " in err
     with pytest.raises(SystemExit):
         heldout_main(args[:-4] + ["--visits", "0"])
     assert "--visits must be at least 1" in capsys.readouterr().err

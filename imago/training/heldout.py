@@ -69,6 +69,7 @@ def measure(net, rows: dict, size: int, plane_set: str, chunk: int = 256,
     return {"positions": n, "top1": round(sums["top1"] / max(n, 1), 4),
             "policy_entropy": round(sums["entropy"] / max(n, 1), 3),
             "value_mse": round(sums["value_se"] / max(sums["value_n"], 1), 4),
+            "valued_positions": int(sums["value_n"]),
             "ownership_accuracy": round(float(own_hit.sum() / max(own_n.sum(), 1)), 4),
             "score_mae": round(sums["score_ae"] / sums["score_n"], 2) if sums["score_n"] else None,
             "ownership_by_phase": [round(float(h / max(c, 1)), 4)
@@ -92,6 +93,7 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = H
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     rows = []
     for folder in folders:
+        before = len(rows)
         held_by_planes: dict[str, dict] = {}
         for model, net in nets:
             planes = binary_plane_set(net.plane_set)
@@ -109,6 +111,9 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = H
                     rows.append({"folder": folder, "size": size, "model": model,
                                  "symmetries": 8 if averaged else 1, **figures})
                     log(format_row(rows[-1]))
+        if len(rows) == before:
+            log(f"{folder}: nothing measured (no held-out positions of a size the network"
+                f"{'s play' if len(models) > 1 else ' plays'})")
     return rows
 
 
@@ -122,15 +127,19 @@ def plays(net, size: int) -> bool:
 
 
 def format_row(row: dict) -> str:
-    phases = " ".join(f"{name} {value:.1%}" for name, value in
-                      zip(PHASE_NAMES, row["ownership_by_phase"]))
+    """One row as a line; a figure the games give no target for (no result,
+    no counted end) reads ``none``, a phase without owned points ``-``."""
+    phases = " ".join(f"{name} {value:.1%}" if owned else f"{name} -" for name, value, owned in
+                      zip(PHASE_NAMES, row["ownership_by_phase"], row["owned_points_by_phase"]))
     turned = ", 8 symmetries" if row.get("symmetries", 1) > 1 else ""
+    value = (f"{row['value_mse']:.3f}" if row.get("valued_positions", 1)
+             else "none (no game with a result)")
+    ownership = (f"{row['ownership_accuracy']:.1%} ({phases} of the board covered)"
+                 if sum(row["owned_points_by_phase"]) else "none (no counted game)")
     return (f"{Path(row['folder']).name} {row['size']}x{row['size']} {Path(row['model']).name}"
             f"{turned}: "
             f"{row['positions']} positions, top-1 {row['top1']:.1%} (policy entropy "
-            f"{row['policy_entropy']:.2f} nats), value "
-            f"{row['value_mse']:.3f}, ownership {row['ownership_accuracy']:.1%} ({phases} "
-            f"of the board covered), "
+            f"{row['policy_entropy']:.2f} nats), value {value}, ownership {ownership}, "
             + ("no score" if row["score_mae"] is None else f"score ±{row['score_mae']:.1f}"))
 
 
@@ -181,13 +190,18 @@ def heldout_main(argv: list[str]) -> int:
         if args.visits is not None:
             from .heldout_search import searched_ownership_figures
 
-            searched_ownership_figures(args.model, args.folders, args.visits,
-                                       args.positions or 200, args.validation)
+            rows = searched_ownership_figures(args.model, args.folders, args.visits,
+                                              args.positions or 200, args.validation)
         else:
-            heldout_figures(args.model, args.folders, args.validation, args.positions,
-                            args.cache_dir, averaged=args.symmetries, workers=args.workers)
+            rows = heldout_figures(args.model, args.folders, args.validation, args.positions,
+                                   args.cache_dir, averaged=args.symmetries,
+                                   workers=args.workers)
     except (OSError, ValueError) as err:
         print(f"train.py heldout: {err}", file=sys.stderr)
+        return 1
+    if not rows:
+        print(f"train.py heldout: nothing measured in {', '.join(args.folders)}",
+              file=sys.stderr)
         return 1
     return 0
 

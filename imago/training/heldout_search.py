@@ -104,6 +104,7 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
 
     rows = []
     for folder in folders:
+        played = False  # whether the folder holds positions of a size a model plays
         by_size = held_out_positions(folder, validation, log)
         for size, candidates in sorted(by_size.items()):
             rng = np.random.default_rng(seed)
@@ -116,12 +117,16 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
                     evaluator.check_size(size)
                 except ValueError:
                     continue  # the model does not play this size
+                played = True
                 figures = measure_searched(evaluator, sample, visits, seed, progress)
                 if figures is None:
                     log(f"{Path(model).name}: no ownership head, nothing to measure")
                     continue
                 rows.append({"folder": folder, "size": size, "model": model, **figures})
                 log(format_searched_row(rows[-1]))
+        if not played:
+            log(f"{folder}: nothing measured (no held-out positions of a size the network"
+                f"{'s play' if len(models) > 1 else ' plays'})")
     return rows
 
 
