@@ -75,6 +75,22 @@ def test_bad_options_are_named(tmp_path, tiny_model, capsys):
     assert "--komi must be a number from -81 to 81 on 9x9, not 100" in err
 
 
+def test_a_model_that_cannot_play_is_named_before_the_folder_is_made(tmp_path, tiny_model,
+                                                                     capsys):
+    junk = tmp_path / "junk.keras"
+    junk.write_text("not a model")
+    out = tmp_path / "match"
+    with pytest.raises(SystemExit):
+        versus.versus_main([str(junk), str(tiny_model), "--out", str(out), *FAST])
+    assert f"{junk} is not a Keras model file" in capsys.readouterr().err
+    bare = tmp_path / "bare.keras"
+    shutil.copy(tiny_model, bare)  # no metadata beside it
+    with pytest.raises(SystemExit):
+        versus.versus_main([str(tiny_model), str(bare), "--out", str(out), *FAST])
+    assert "has no metadata file bare.json" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_the_record_counts_draws_as_half_and_the_colours_apart():
     records = [{"number": 0, "black": "a", "white": "b", "winner": "a"},
                {"number": 1, "black": "b", "white": "a", "winner": None},
