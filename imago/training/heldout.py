@@ -23,13 +23,11 @@ import numpy as np
 from imago.nn.features import SCORE_SCALE
 
 from .data import HELDOUT_SHARE, default_cache_dir
+from .heldout_search import PHASES, nothing_measured
 from .options import HelpFormatter
 from .stream import (binary_plane_set, default_workers, make_batch, prepare_shards,
                      validation_samples)
 
-PHASES = (0.2, 0.4, 0.6)
-"""Game phases by the share of the points holding a stone: below 20%,
-20-40%, 40-60%, from 60%."""
 PHASE_NAMES = ("<20%", "20-40%", "40-60%", "60%+")
 
 
@@ -112,9 +110,9 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = H
                                  "symmetries": 8 if averaged else 1, **figures})
                     log(format_row(rows[-1]))
         if len(rows) == before:
-            log(f"{folder}: nothing measured (no held-out positions of a size the network"
-                f"{'s play' if len(models) > 1 else ' plays'})")
+            log(nothing_measured(folder, len(models)))
     return rows
+
 
 
 def plays(net, size: int) -> bool:

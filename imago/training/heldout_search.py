@@ -27,7 +27,8 @@ from .data import (HELDOUT_SHARE, final_ownership, is_validation_game, named_gam
 from .selfplay_run import progress_bar
 
 PHASES = (0.2, 0.4, 0.6)
-"""Game phases by the share of the points holding a stone (as :mod:`.heldout`)."""
+"""Game phases by the share of the points holding a stone: below 20%,
+20-40%, 40-60%, from 60% (``train.py heldout`` and its search variant)."""
 
 
 def held_out_positions(folder: str, validation: float, log: Callable[[str], None]
@@ -93,6 +94,13 @@ def measure_searched(evaluator, positions: list[tuple], visits: int, seed: int =
             "owned_points_by_phase": [int(c) for c in owned_n]}
 
 
+def nothing_measured(folder: str, models: int) -> str:
+    """The line naming a folder where no network of ``models`` found a
+    held-out position of a size it plays."""
+    return (f"{folder}: nothing measured (no held-out positions of a size the network"
+            f"{'s play' if models > 1 else ' plays'})")
+
+
 def searched_ownership_figures(models: list[str], folders: list[str], visits: int,
                                positions: int, validation: float = HELDOUT_SHARE, seed: int = 1,
                                log: Callable[[str], None] = print,
@@ -125,8 +133,7 @@ def searched_ownership_figures(models: list[str], folders: list[str], visits: in
                 rows.append({"folder": folder, "size": size, "model": model, **figures})
                 log(format_searched_row(rows[-1]))
         if not played:
-            log(f"{folder}: nothing measured (no held-out positions of a size the network"
-                f"{'s play' if len(models) > 1 else ' plays'})")
+            log(nothing_measured(folder, len(models)))
     return rows
 
 

@@ -154,11 +154,13 @@ def _problems(args: argparse.Namespace) -> list[str]:
     problems = [f"no model file {m}" for m in args.models if not Path(m).is_file()]
     for model in (m for m in args.models if Path(m).is_file()):
         try:  # a bad model is named before the match's folder is made
-            problem = size_problem(read_metadata(model), args.size)
+            meta = read_metadata(model)
         except (OSError, ValueError) as err:
-            problem = str(err)
+            problems.append(str(err))
+            continue
+        problem = size_problem(meta, args.size)
         if problem is not None:
-            problems.append(f"{model}: {problem}" if str(model) not in problem else problem)
+            problems.append(f"{model}: {problem}")
     for name in ("games", "visits", "parallel"):
         if getattr(args, name) < 1:
             problems.append(f"--{name} must be at least 1, not {getattr(args, name)}")
