@@ -170,6 +170,34 @@ def test_kata_analyze_gives_katagos_fields_in_katagos_order():
     assert utility_lcb == pytest.approx(report_utility(lcb, lead), abs=2e-4)
 
 
+def test_pv_visits_and_root_info_as_katago_gives_them():
+    """``pvVisits true``: each candidate's line is followed by the visits of
+    each of its moves (the first the candidate's own, none more than the
+    move before); ``rootInfo true``: the whole search's figures after the
+    candidates."""
+    text, _ = run([(0, "kata-analyze b 10 pvVisits true rootInfo true\n"), (InfoLines(2), "\n")])
+    line = text.split("\n")[2]
+    body, root = line.split(" rootInfo ")
+    for info in body.split("info ")[1:]:
+        visits = int(info.split(" visits ")[1].split()[0])
+        pv = info.split(" pv ")[1].split(" pvVisits ")[0].split()
+        along = [int(v) for v in info.split(" pvVisits ")[1].split()]
+        assert len(along) == len(pv) and along[0] == visits
+        assert all(a >= b for a, b in zip(along, along[1:]))
+    match = re.fullmatch(r"visits (\d+) utility -?\d\.\d{4} winrate \d\.\d{4} "
+                         r"scoreMean (-?\d+\.\d\d) scoreLead (-?\d+\.\d\d) "
+                         r"scoreSelfplay -?\d+\.\d\d", root.strip())
+    assert match and int(match.group(1)) >= max(int(v) for _, v, _ in INFO.findall(body))
+    text, _ = run([(0, "lz-analyze b 10 pvVisits true\n"), (InfoLines(1), "\n")])
+    assert " pvVisits " in text and "rootInfo" not in text
+    text, _ = run([(0, "kata-genmove_analyze b 5 pvVisits true rootInfo true\n")], visits=300)
+    infos = [line for line in text.split("\n") if line.startswith("info ")]
+    assert infos and all(" pvVisits " in line and " rootInfo visits " in line for line in infos)
+    assert re.search(r"\nplay ([A-HJ-T]\d+|pass|resign)\n\n$", text)
+    text, _ = run([(0, "kata-analyze b 10\n"), (InfoLines(1), "\n")])
+    assert " pvVisits " not in text and "rootInfo" not in text
+
+
 def test_lz_analyze_gives_the_score_lead_before_the_pv():
     text, _ = run([(0, "lz-analyze b 10\n"), (InfoLines(1), "\n")])
     line = text.split("\n")[1]

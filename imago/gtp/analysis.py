@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
-from imago.search import PUCTSearch, SearchResult
+from imago.search import PUCTSearch, RootSummary, SearchResult
 from imago.search.reports import report_utility
 
 from .moves import engine_move
@@ -30,8 +30,8 @@ MAX_ANALYSIS_VISITS = 1_000_000
 FLAGS = ("ownership", "ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits",
          "pvedgevisits", "rootinfo")
 """KataGo's ``key true|false`` options (keys in lower case); of these imago
-draws ``ownership`` and ``ownershipStdev`` (``kata-analyze``), the others are
-checked and accepted."""
+draws ``ownership`` and ``ownershipStdev`` (``kata-analyze``), ``pvVisits``
+and ``rootInfo``; the others are checked and accepted."""
 
 
 @dataclass
@@ -40,7 +40,9 @@ class AnalyzeRequest:
     the ``interval`` between info lines in seconds, ``max_moves``
     candidates at most (None: all; ``minmoves`` is accepted but imago lists
     only the moves it searched), ``ownership`` and ``ownership_stdev``
-    (KataGo's ``ownershipStdev``), and the first moves to
+    (KataGo's ``ownershipStdev``), ``pv_visits`` (each move of a candidate's
+    line with its visits), ``root_info`` (the whole search's figures after
+    the candidates), and the first moves to
     leave out (``avoid``) or keep only (``allow``, None: all) -- the
     search still looks at them, they are only not listed."""
 
@@ -49,6 +51,8 @@ class AnalyzeRequest:
     max_moves: Optional[int] = None
     ownership: bool = False
     ownership_stdev: bool = False
+    pv_visits: bool = False
+    root_info: bool = False
     avoid: set[Optional[int]] = field(default_factory=set)
     allow: Optional[set[Optional[int]]] = None
 
@@ -108,6 +112,10 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
                 request.ownership = flag == "true"
             elif key == "ownershipstdev":
                 request.ownership_stdev = flag == "true"
+            elif key == "pvvisits":
+                request.pv_visits = flag == "true"
+            elif key == "rootinfo":
+                request.root_info = flag == "true"
         elif key in ("avoid", "allow"):
             who = color(engine, values[0])
             points = _vertices(engine, values[1])
@@ -123,23 +131,44 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
     return request
 
 
-def lz_line(results: list[SearchResult], size: int) -> str:
+def lz_line(results: list[SearchResult], size: int, pv_visits: bool = False) -> str:
     """Leela Zero's format: winrate, prior and lcb as integers x 10000,
     with the optional ``scoreLead`` (points, for the side to move) that
-    Sabaki and Lizzie read, when the network predicts a score."""
+    Sabaki and Lizzie read, when the network predicts a score; with
+    ``pv_visits``, KataGo's ``pvVisits`` after each line."""
     parts = []
     for order, r in enumerate(results):
-        pv = " ".join(index_to_vertex(p, size) for p in r.pv)
         lead = "" if r.score_lead is None else f"scoreLead {r.score_lead:.2f} "
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
                      f"winrate {round(r.winrate * 10000)} prior {round(r.prior * 10000)} "
-                     f"lcb {round(r.lcb * 10000)} {lead}order {order} pv {pv}")
+                     f"lcb {round(r.lcb * 10000)} {lead}order {order} "
+                     f"{_line_words(r, size, pv_visits)}")
     return " ".join(parts)
+
+
+def _line_words(result: SearchResult, size: int, pv_visits: bool) -> str:
+    """``pv`` and the candidate's line, then (``pv_visits``) ``pvVisits``
+    and the visits of each of its moves."""
+    words = "pv " + " ".join(index_to_vertex(p, size) for p in result.pv)
+    if pv_visits:
+        words += " pvVisits " + " ".join(str(v) for v in result.pv_visits)
+    return words
+
+
+def _root_words(summary: RootSummary, lead: float) -> str:
+    """KataGo's ``rootInfo``: the whole search's visits, utility, win rate
+    and lead (``lead`` where the evaluator predicts no score)."""
+    score = lead if summary.score_lead is None else summary.score_lead
+    return (f"rootInfo visits {summary.visits} "
+            f"utility {report_utility(summary.winrate, score):.4f} "
+            f"winrate {summary.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
+            f"scoreSelfplay {score:.2f}")
 
 
 def kata_line(results: list[SearchResult], size: int, lead: float,
               ownership: Optional[list[float]],
-              ownership_stdev: Optional[list[float]] = None) -> str:
+              ownership_stdev: Optional[list[float]] = None, pv_visits: bool = False,
+              root: Optional[RootSummary] = None) -> str:
     """KataGo's format, its fields in its order: floats in [0, 1];
     ``scoreLead`` for the side to move: each candidate's lead backed up by
     the search from the network's ownership, or (an evaluator without a
@@ -147,17 +176,21 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
     ``scoreMean`` and ``scoreSelfplay`` (imago estimates one score);
     ``utility`` and ``utilityLcb`` as the JSON analysis engine reports them
     (:func:`~imago.search.reports.report_utility`); no ``scoreStdev``,
-    which imago has no estimate of; optionally ``ownership`` for the side
-    to move, row by row from the top left, and its ``ownershipStdev``."""
+    which imago has no estimate of; with ``pv_visits`` each line's
+    ``pvVisits``; with a ``root`` summary KataGo's ``rootInfo`` after the
+    candidates; optionally ``ownership`` for the side to move, row by row
+    from the top left, and its ``ownershipStdev``."""
     parts = []
     for order, r in enumerate(results):
-        pv = " ".join(index_to_vertex(p, size) for p in r.pv)
         score = lead if r.score_lead is None else r.score_lead
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
                      f"utility {report_utility(r.winrate, score):.4f} "
                      f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
                      f"scoreSelfplay {score:.2f} prior {r.prior:.4f} lcb {r.lcb:.4f} "
-                     f"utilityLcb {report_utility(r.lcb, score):.4f} order {order} pv {pv}")
+                     f"utilityLcb {report_utility(r.lcb, score):.4f} order {order} "
+                     f"{_line_words(r, size, pv_visits)}")
+    if root is not None:
+        parts.append(_root_words(root, lead))
     line = " ".join(parts)
     if ownership is not None:
         line += " ownership " + " ".join(f"{v:.3f}" for v in ownership)
@@ -227,8 +260,9 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
                 ownership = side_ownership(engine, who)
             owned_at = max(visits, 1)
         if results:
-            line = kata_line(results, size, lead, ownership, spread) if kata \
-                else lz_line(results, size)
+            line = kata_line(results, size, lead, ownership, spread, request.pv_visits,
+                             search.summary(root) if request.root_info else None) if kata \
+                else lz_line(results, size, request.pv_visits)
             if not stream.line(line):
                 break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
@@ -263,7 +297,9 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     def progress(search: PUCTSearch) -> None:
         results = request.shown(search.results(limit=size * size + 1))
         if results:
-            stream.line(kata_line(results, size, lead, None) if kata else lz_line(results, size))
+            stream.line(kata_line(results, size, lead, None, None, request.pv_visits,
+                                  search.summary() if request.root_info else None) if kata
+                        else lz_line(results, size, request.pv_visits))
 
     move = engine_move(session, who, progress=progress, interval=request.interval)
     return f"play {engine.format_move(move)}"
