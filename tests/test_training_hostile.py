@@ -249,21 +249,31 @@ def test_train_heads_need_a_trained_network(tmp_path):
 
 
 # ------------------------------------------------------------------ output
-def test_output_folder_is_made_or_refused(tmp_path, capsys):
+def test_output_folder_is_checked_and_made_by_the_first_write(tmp_path, capsys):
+    """The output's folder is checked before the long work and made only
+    when the model is written: a run that stops before (no data) leaves no
+    empty folder behind."""
     from imago.training.start import check_output
 
     made = check_output(tmp_path / "new" / "deeper" / "m.keras")
     assert made == tmp_path / "new" / "deeper" / "m.keras"
-    assert (tmp_path / "new" / "deeper").is_dir()
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "new").mkdir()
     with pytest.raises(ValueError, match="is a folder; give a file name such as"):
         check_output(tmp_path / "new")
     (tmp_path / "file").write_text("")
-    with pytest.raises(ValueError, match=r"^--output: cannot write in \S+/file/sub"):
+    with pytest.raises(ValueError, match=r"^--output: \S+/file is a file, not a folder"):
         check_output(tmp_path / "file" / "sub" / "m.keras")
     status, err = run_script(["games", "--output", str(tmp_path / "file" / "m.keras"),
                               "--cache", str(tmp_path / "c")], capsys)
     assert status == 1
     assert err == f"train.py: --output: {tmp_path / 'file'} is a file, not a folder\n"
+    status, err = run_script([str(tmp_path / "no-records"), "--output",
+                              str(tmp_path / "models" / "m.keras"), "--checkpoint-dir",
+                              str(tmp_path / "checkpoints"), "--cache", str(tmp_path / "c")],
+                             capsys)
+    assert status == 1 and "no training data" in err
+    assert not (tmp_path / "models").exists() and not (tmp_path / "checkpoints").exists()
 
 
 # ------------------------------------------------------------------ with Keras (tiny runs)

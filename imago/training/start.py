@@ -227,14 +227,19 @@ def _filled(config: TrainConfig, found: dict[str, Any]) -> TrainConfig:
 
 
 def writable_folder(folder: str | os.PathLike, option: str) -> Path:
-    """Make ``folder`` (and its parents) and check a file can be written in
-    it; ValueError naming ``option`` otherwise."""
+    """Check that files can be written in ``folder``, or that it can be made
+    (its nearest existing parent a folder this process may write in); the
+    folder is not made here but by the first write, so that a command that
+    stops before writing anything (no data) leaves nothing behind.
+    ValueError naming ``option`` otherwise."""
     folder = Path(folder)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{option}: {folder} is a file, not a folder")
+    existing = folder
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{option}: {existing} is a file, not a folder")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
+        with tempfile.TemporaryFile(dir=existing):
             pass
     except OSError as err:
         raise ValueError(f"{option}: cannot write in {folder} "
@@ -243,7 +248,8 @@ def writable_folder(folder: str | os.PathLike, option: str) -> Path:
 
 
 def check_output(output: str | os.PathLike) -> Path:
-    """The model file ``--output`` names, its folder made and writable."""
+    """The model file ``--output`` names, in a folder that is writable or
+    can be made (:func:`writable_folder`)."""
     path = Path(output)
     if path.is_dir() or str(output).endswith(os.sep):
         raise ValueError(f"--output: {output} is a folder; give a file name such as "
