@@ -114,7 +114,6 @@ def heldout_figures(models: list[str], folders: list[str], validation: float = H
     return rows
 
 
-
 def plays(net, size: int) -> bool:
     """Whether ``net`` plays ``size`` boards (its metadata says so)."""
     try:
@@ -130,7 +129,7 @@ def format_row(row: dict) -> str:
     phases = " ".join(f"{name} {value:.1%}" if owned else f"{name} -" for name, value, owned in
                       zip(PHASE_NAMES, row["ownership_by_phase"], row["owned_points_by_phase"]))
     turned = ", 8 symmetries" if row.get("symmetries", 1) > 1 else ""
-    value = (f"{row['value_mse']:.3f}" if row.get("valued_positions", 1)
+    value = (f"{row['value_mse']:.3f}" if row["valued_positions"]
              else "none (no game with a result)")
     ownership = (f"{row['ownership_accuracy']:.1%} ({phases} of the board covered)"
                  if sum(row["owned_points_by_phase"]) else "none (no counted game)")

@@ -187,11 +187,9 @@ def run_selfplay(model: str | os.PathLike, settings: SelfPlaySettings, games: in
     ``settings.opening_share`` of them starts from ``openings``
     (:mod:`~imago.training.openings`). ValueError when the network is not
     made for ``settings.size``."""
-    from imago.nn.modelfile import read_metadata, size_problem
+    from imago.nn.modelfile import check_model_size
 
-    problem = size_problem(read_metadata(model), settings.size)
-    if problem is not None:
-        raise ValueError(f"{model}: {problem}")
+    check_model_size(model, settings.size)
     out = Path(out)
     buffer = ReplayBuffer(out / "replay")
     sgf_folder = out / "sgf" / f"gen-{generation:04d}"

@@ -22,7 +22,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from imago.game.state import settings_problem
 from imago.match.arena import ArenaSettings, play_arena
-from imago.nn.modelfile import read_metadata, size_problem
+from imago.nn.modelfile import check_model_size
 
 from .data import write_json
 from .options import HelpFormatter
@@ -154,13 +154,9 @@ def _problems(args: argparse.Namespace) -> list[str]:
     problems = [f"no model file {m}" for m in args.models if not Path(m).is_file()]
     for model in (m for m in args.models if Path(m).is_file()):
         try:  # a bad model is named before the match's folder is made
-            meta = read_metadata(model)
+            check_model_size(model, args.size)
         except (OSError, ValueError) as err:
             problems.append(str(err))
-            continue
-        problem = size_problem(meta, args.size)
-        if problem is not None:
-            problems.append(f"{model}: {problem}")
     for name in ("games", "visits", "parallel"):
         if getattr(args, name) < 1:
             problems.append(f"--{name} must be at least 1, not {getattr(args, name)}")
