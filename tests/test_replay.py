@@ -12,6 +12,7 @@ import time
 import numpy as np
 import pytest
 
+from imago import fileio
 from imago.nn.features import PLANE_SETS, apply_symmetry, symmetry_tables
 from imago.training import replay
 from imago.training.replay import GameRecord, ReplayBuffer
@@ -168,12 +169,14 @@ def test_window_and_prune(tmp_path, caplog):
 
 def test_partial_and_corrupt_shards_are_skipped_by_name(tmp_path, caplog, monkeypatch):
     good = ReplayBuffer(tmp_path).add([make_record(mark=1)], generation=0)
-    fresh = tmp_path / "shard-0001-00000000000000000001-w-1.tmp.npz"
-    stale = tmp_path / "shard-0001-00000000000000000002-w-2.tmp.npz"
-    for tmp in (fresh, stale):
+    fresh = tmp_path / ".shard-0001-00000000000000000001-w-1.npz.a1b2c3.tmp"
+    stale = tmp_path / ".shard-0001-00000000000000000002-w-2.npz.d4e5f6.tmp"
+    stale_old_style = tmp_path / "shard-0001-00000000000000000005-w-5.tmp.npz"
+    for tmp in (fresh, stale, stale_old_style):
         tmp.write_bytes(good.read_bytes()[:100])
     old = time.time() - 2 * replay.STALE_TMP_SECONDS
     os.utime(stale, (old, old))
+    os.utime(stale_old_style, (old, old))
     truncated = tmp_path / "shard-0000-00000000000000000003-bad-3.npz"
     truncated.write_bytes(good.read_bytes()[:-200])
     missing = tmp_path / "shard-0000-00000000000000000004-bad-4.npz"
@@ -185,7 +188,8 @@ def test_partial_and_corrupt_shards_are_skipped_by_name(tmp_path, caplog, monkey
     assert marks(batch["searched"]) == {1}
     text = caplog.text
     assert truncated.name in text and missing.name in text and stale.name in text
-    assert fresh.exists() and not stale.exists()
+    assert stale_old_style.name in text
+    assert fresh.exists() and not stale.exists() and not stale_old_style.exists()
     caplog.clear()
     buf.shards()
     assert not caplog.records, "a bad shard is named once, not on every call"
@@ -193,10 +197,10 @@ def test_partial_and_corrupt_shards_are_skipped_by_name(tmp_path, caplog, monkey
     def killed(src, dst):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(replay.os, "replace", killed)
+    monkeypatch.setattr(fileio.os, "replace", killed)
     with pytest.raises(KeyboardInterrupt):
         buf.add([make_record()], generation=2)
-    assert buf.shards() == [good] and sorted(tmp_path.glob("*.tmp.npz")) == [fresh]
+    assert buf.shards() == [good] and sorted(tmp_path.glob(".*.tmp")) == [fresh]
 
 
 def test_buffers_sharing_a_folder_see_each_others_shards(tmp_path):

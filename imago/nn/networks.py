@@ -30,6 +30,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from imago.fileio import replacing
+
 from .backend import keras  # first: Keras without TensorFlow's start-up notices
 from keras import layers  # after .backend: Keras is already imported, quietly
 
@@ -471,9 +473,8 @@ class NeuralNetwork:
         model.save(tmp)
         os.replace(tmp, path)
         side = metadata_path(path)
-        tmp_side = side.with_name(side.name + ".tmp")
-        tmp_side.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp_side, side)
+        with replacing(side) as fh:
+            fh.write(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         return path
 
     @classmethod

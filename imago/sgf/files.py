@@ -9,12 +9,12 @@ hanging or filling memory.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
-import tempfile
 from typing import IO, Any, Optional
+
+from imago.fileio import replacing
 
 MAX_SGF_BYTES = 2 << 20
 """The largest SGF file a game is loaded from to be played on (GTP
@@ -83,28 +83,15 @@ def write_text_file(path: str, text: str) -> None:
         old = os.stat(path)
     except OSError:
         old = None  # absent; any other trouble the write below names
-    temporary = None
     if old is not None and stat.S_ISREG(old.st_mode):
         if not os.access(path, os.W_OK):  # renaming over it would undo its protection
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
-        with contextlib.suppress(PermissionError):
-            handle, temporary = tempfile.mkstemp(
-                prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    if temporary is None:
-        with open_regular_file(path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        return
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, stat.S_IMODE(old.st_mode))
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        if os.access(os.path.dirname(path), os.W_OK | os.X_OK):
+            with replacing(path, mode_bits=stat.S_IMODE(old.st_mode)) as f:
+                f.write(text)
+            return
+    with open_regular_file(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
 
 
 def read_regular_file(path: str, limit: Optional[int] = None) -> bytes:

@@ -44,6 +44,7 @@ from typing import Iterable, Iterator, Optional
 
 import numpy as np
 
+from imago.fileio import replacing
 from imago.game import BLACK, WHITE, Count, GameState, area_owners, count, parse_vertex, to_index
 from imago.nn.features import board_index, encode_into, num_planes, point_to_move
 from imago.sgf import find_sgf_files
@@ -68,13 +69,9 @@ def write_json(path: Path, data, indent: Optional[int] = None) -> None:
     folder if missing: a reader sees the old file or the new, never half."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with replacing(path) as fh:
         json.dump(data, fh, indent=indent)
         fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 # ------------------------------------------------------------------ inputs
@@ -482,9 +479,8 @@ def load_shard(path: Path) -> dict[str, np.ndarray]:
 
 def save_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez_compressed(tmp, **arrays)
-    os.replace(tmp, path)
+    with replacing(path, binary=True) as fh:
+        np.savez_compressed(fh, **arrays)
 
 
 def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: int = 9,

@@ -18,9 +18,10 @@ the most recent ``window`` positions.
   flattened ``size*size*planes`` values), the policy is stored as float16:
   shards stay small enough to keep a window of hundreds of thousands of
   positions in memory.
-- A shard is written to ``*.tmp.npz`` and renamed with ``os.replace``, so a
-  reader never sees a half-written shard, even after ``kill -9``; readers
-  ignore ``*.tmp.npz`` files, and one left behind for an hour is removed
+- A shard is written to a hidden ``.shard-*.tmp`` file and renamed with
+  ``os.replace`` (:func:`~imago.fileio.replacing`), so a reader never sees
+  a half-written shard, even after ``kill -9``; readers ignore those
+  files, and one left behind for an hour (a writer killed) is removed
   when a buffer opens. Names (``shard-GGGG-TIME-WORKER-PID.npz``) sort by
   generation, then creation time, and never collide between processes, so
   several workers and the trainer can share one folder.
@@ -54,6 +55,7 @@ from typing import Optional
 
 import numpy as np
 
+from imago.fileio import replacing
 from imago.game import BLACK, WHITE
 from imago.game.coords import MAX_SIZE
 from imago.nn.features import BINARY_PLANES, PLANE_SETS, symmetry_tables, with_komi_plane
@@ -169,28 +171,19 @@ def outcome_targets(to_move: np.ndarray, winner: int, ownership: np.ndarray, sco
 
 
 def write_shard(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` as the shard ``path`` through a ``*.tmp.npz`` that
-    readers ignore, renamed into place: a reader sees no shard or all of it
+    """Write ``arrays`` as the shard ``path`` through a hidden temporary
+    file that readers ignore, renamed into place: a reader sees no shard or all of it
     (the old one, when ``path`` is rewritten), even after ``kill -9``."""
-    tmp = path.with_name(path.stem + ".tmp.npz")
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(path, binary=True) as fh:
+        np.savez_compressed(fh, **arrays)
 
 
 def write_record(path: Path, text: str) -> None:
-    """Write the SGF record ``text`` to ``path`` (UTF-8) through a hidden
-    ``.NAME.tmp`` beside it, renamed into place: a reader of the run's
-    ``sgf/`` folder sees the old record or the new one, never half."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write the SGF record ``text`` to ``path`` (UTF-8) whole or not at
+    all (:func:`~imago.fileio.replacing`): a reader of the run's ``sgf/``
+    folder sees the old record or the new one, never half."""
+    with replacing(path) as fh:
+        fh.write(text)
 
 
 def _position_arrays(record: GameRecord, game: int) -> dict[str, np.ndarray]:
@@ -392,7 +385,7 @@ class ReplayBuffer:
     # ------------------------------------------------------------ internals
     def _remove_stale_tmp(self) -> None:
         now = time.time()
-        for tmp in self.folder.glob("*.tmp.npz"):
+        for tmp in [*self.folder.glob(".shard-*.tmp"), *self.folder.glob("*.tmp.npz")]:
             try:
                 if now - tmp.stat().st_mtime > STALE_TMP_SECONDS:
                     tmp.unlink()

@@ -46,6 +46,8 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from imago.fileio import replacing
+
 from .average import save_combination
 from .data import write_json
 from .expert import training_mix
@@ -151,9 +153,9 @@ def _copy_model(source: Path, target: Path) -> None:
     """Copy a model and its metadata, metadata first, each by an atomic rename."""
     target.parent.mkdir(parents=True, exist_ok=True)
     for suffix in (".json", ".keras"):
-        tmp = target.with_name(f".{target.stem}{suffix}.tmp")
-        shutil.copyfile(source.with_suffix(suffix), tmp)
-        os.replace(tmp, target.with_suffix(suffix))
+        with open(source.with_suffix(suffix), "rb") as original, \
+                replacing(target.with_suffix(suffix), binary=True) as copy:
+            shutil.copyfileobj(original, copy)
 
 
 def run_loop(run: RunFolder, config: RLConfig, state: dict, iterations: Optional[int] = None,

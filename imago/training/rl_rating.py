@@ -6,11 +6,12 @@ scalars refitted from them (:mod:`imago.training.rl` runs the stages)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Optional
+
+from imago.fileio import replacing
 
 from .rl_config import ANCHOR_NAMES, ANCHORS, RLConfig, RunFolder
 from .rating import (GateDecision, MatchResult, RatingLog, against, elo_history, elo_table,
@@ -327,9 +328,8 @@ def _plot(run: RunFolder, curves: dict, zero: dict, log: Log) -> None:
         log(f"rl: no Elo curve: {problem}")
         return
     png = elo_curve_png(curves, zero, "imago self-play: Elo by generation")
-    tmp = run.root / ".elo.png.tmp"
-    tmp.write_bytes(png)
-    os.replace(tmp, run.root / "elo.png")
+    with replacing(run.root / "elo.png", binary=True) as fh:
+        fh.write(png)
 
 
 def _scalars(run: RunFolder, state: dict, ratings: dict, anchored: dict) -> None:
