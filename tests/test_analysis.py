@@ -11,7 +11,9 @@ import pytest
 
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
+from imago.game import vertex_to_index
 from imago.gtp.io import ImagoIO
+from imago.search import action_of
 
 
 class InfoLines:
@@ -305,6 +307,42 @@ def test_kata_analyze_ownership_stdev_is_the_trees_spread():
     mean, stdev = engine.algorithm.search.tree_ownership_spread()
     assert values == pytest.approx(stdev.tolist(), abs=0.05)
     assert [float(v) for v in owned.split()] == pytest.approx(mean.tolist(), abs=0.05)
+
+
+def test_kata_analyze_moves_ownership_is_each_candidates_subtree():
+    """``movesOwnership true`` and ``movesOwnershipStdev true``: after each
+    candidate's line, the ownership after that move and its spread over
+    the move's subtree, from the side to move, as KataGo gives them;
+    ``pvEdgeVisits`` repeats ``pvVisits`` (a tree: one line per position)."""
+    engine = network_engine()
+    out = io.StringIO()
+    commands = [(0, "kata-analyze b 10 movesOwnership true movesOwnershipStdev true "
+                    "pvVisits true pvEdgeVisits true\n"), (InfoLines(4), "\n")]
+    ImagoIO(engine, TimedInput(commands, out), out).run()
+    line = [ln for ln in out.getvalue().split("\n") if ln.startswith("info ")][-1]
+    assert " ownership " not in line  # the board's own was not asked for
+    search = engine.algorithm.search
+    infos = line.split("info ")[1:]
+    assert len(infos) >= 2
+    for info in infos:
+        move = info.split()[1]
+        head, owned = info.split(" movesOwnership ")
+        owned, spread = owned.split(" movesOwnershipStdev ")
+        along = head.split(" pvVisits ")[1].split(" pvEdgeVisits ")
+        assert along[0].split() == along[1].split()
+        values = [float(v) for v in owned.split()]
+        spreads = [float(v) for v in spread.split()]
+        assert len(values) == len(spreads) == 81
+        assert all(-1 <= v <= 1 for v in values) and all(0 <= v <= 1 for v in spreads)
+        point = vertex_to_index(move, 9)
+        mean, stdev = search.move_ownership_spread(action_of(point, 9))
+        # the tree grew since the line was written: close on the whole
+        assert sum(abs(a - b) for a, b in zip(values, mean)) / 81 < 0.05
+        # Black's own stone: Black's from Black's side
+        assert values[list(engine.state.board.on_board()).index(point)] > 0.5
+    lz, _ = run([(0, "lz-analyze b 10 movesOwnership true pvEdgeVisits true\n"),
+                 (InfoLines(1), "\n")])
+    assert " pvEdgeVisits " in lz and " movesOwnership " not in lz
 
 
 def test_kata_analyze_ownership_stdev_alone_and_with_playouts():

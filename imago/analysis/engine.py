@@ -454,11 +454,9 @@ class AnalysisEngine:
         unsearched = []
         for move in analysis.moves:
             action = action_of(move.point, size)
-            edge = root.edge(action) if root is not None else -1
-            child = root.children[edge] if edge >= 0 else None
-            spread = search.tree_ownership_spread(child) if child is not None else None
+            spread = search.move_ownership_spread(action, root) if root is not None else None
             if spread is not None:
-                move.ownership = [-float(v) for v in spread[0]]
+                move.ownership = [float(v) for v in spread[0]]
                 move.ownership_stdev = [float(v) for v in spread[1]]
             else:
                 unsearched.append((move, action))

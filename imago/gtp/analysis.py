@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
-from imago.search import PUCTSearch, RootSummary, SearchResult
+from imago.search import PUCTSearch, RootSummary, SearchNode, SearchResult, action_of
 from imago.search.reports import report_utility
 
 from .moves import engine_move
@@ -27,11 +27,14 @@ DEFAULT_INTERVAL = 1.0   # seconds between info lines when none is asked for
 MIN_INTERVAL = 0.05      # seconds: a faster interval is this one
 MAX_ANALYSIS_VISITS = 1_000_000
 
-FLAGS = ("ownership", "ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits",
-         "pvedgevisits", "rootinfo")
-"""KataGo's ``key true|false`` options (keys in lower case); of these imago
-draws ``ownership`` and ``ownershipStdev`` (``kata-analyze``), ``pvVisits``
-and ``rootInfo``; the others are checked and accepted."""
+FLAGS = {"ownership": "ownership", "ownershipstdev": "ownership_stdev",
+         "movesownership": "moves_ownership", "movesownershipstdev": "moves_ownership_stdev",
+         "pvvisits": "pv_visits", "pvedgevisits": "pv_edge_visits", "rootinfo": "root_info"}
+"""KataGo's ``key true|false`` options (keys in lower case) and the
+:class:`AnalyzeRequest` field each sets. The four ownership flags are drawn
+by ``kata-analyze`` (Leela Zero's format has no ownership, and
+``genmove_analyze`` reports the search as it goes, not the board); the
+others by every analysis command."""
 
 
 @dataclass
@@ -40,9 +43,11 @@ class AnalyzeRequest:
     the ``interval`` between info lines in seconds, ``max_moves``
     candidates at most (None: all; ``minmoves`` is accepted but imago lists
     only the moves it searched), ``ownership`` and ``ownership_stdev``
-    (KataGo's ``ownershipStdev``), ``pv_visits`` (each move of a candidate's
-    line with its visits), ``root_info`` (the whole search's figures after
-    the candidates), and the first moves to
+    (KataGo's ``ownershipStdev``), the same after each candidate
+    (``moves_ownership``, ``moves_ownership_stdev``), ``pv_visits`` and
+    ``pv_edge_visits`` (each move of a candidate's line with its visits),
+    ``root_info`` (the whole search's figures after the candidates), and
+    the first moves to
     leave out (``avoid``) or keep only (``allow``, None: all) -- the
     search still looks at them, they are only not listed."""
 
@@ -51,7 +56,10 @@ class AnalyzeRequest:
     max_moves: Optional[int] = None
     ownership: bool = False
     ownership_stdev: bool = False
+    moves_ownership: bool = False
+    moves_ownership_stdev: bool = False
     pv_visits: bool = False
+    pv_edge_visits: bool = False
     root_info: bool = False
     avoid: set[Optional[int]] = field(default_factory=set)
     allow: Optional[set[Optional[int]]] = None
@@ -108,14 +116,7 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
             flag = values[0].lower()
             if flag not in ("true", "false"):
                 raise GtpError("syntax error")
-            if key == "ownership":
-                request.ownership = flag == "true"
-            elif key == "ownershipstdev":
-                request.ownership_stdev = flag == "true"
-            elif key == "pvvisits":
-                request.pv_visits = flag == "true"
-            elif key == "rootinfo":
-                request.root_info = flag == "true"
+            setattr(request, FLAGS[key], flag == "true")
         elif key in ("avoid", "allow"):
             who = color(engine, values[0])
             points = _vertices(engine, values[1])
@@ -131,27 +132,49 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
     return request
 
 
-def lz_line(results: list[SearchResult], size: int, pv_visits: bool = False) -> str:
+MovesOwnership = dict[Optional[int], tuple[list[float], list[float]]]
+"""Root moves' ownership and its spread over their subtrees, from the side
+to move, by point (see :func:`moves_ownership`)."""
+
+
+def lz_line(results: list[SearchResult], size: int,
+            request: Optional[AnalyzeRequest] = None) -> str:
     """Leela Zero's format: winrate, prior and lcb as integers x 10000,
     with the optional ``scoreLead`` (points, for the side to move) that
-    Sabaki and Lizzie read, when the network predicts a score; with
-    ``pv_visits``, KataGo's ``pvVisits`` after each line."""
+    Sabaki and Lizzie read, when the network predicts a score; each line
+    followed by KataGo's ``pvVisits`` and ``pvEdgeVisits`` where the
+    ``request`` asks for them."""
     parts = []
     for order, r in enumerate(results):
         lead = "" if r.score_lead is None else f"scoreLead {r.score_lead:.2f} "
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
                      f"winrate {round(r.winrate * 10000)} prior {round(r.prior * 10000)} "
                      f"lcb {round(r.lcb * 10000)} {lead}order {order} "
-                     f"{_line_words(r, size, pv_visits)}")
+                     f"{_line_words(r, size, request)}")
     return " ".join(parts)
 
 
-def _line_words(result: SearchResult, size: int, pv_visits: bool) -> str:
-    """``pv`` and the candidate's line, then (``pv_visits``) ``pvVisits``
-    and the visits of each of its moves."""
+def _line_words(result: SearchResult, size: int, request: Optional[AnalyzeRequest],
+                owned: Optional[MovesOwnership] = None) -> str:
+    """``pv`` and the candidate's line, then as the request asks
+    ``pvVisits`` and ``pvEdgeVisits`` (the same numbers: imago's search is
+    a tree, where each position of a line is reached by that line's move
+    alone) and the candidate's ``movesOwnership`` and
+    ``movesOwnershipStdev`` from ``owned`` (left out for a move the search
+    kept no ownership for: random playouts)."""
     words = "pv " + " ".join(index_to_vertex(p, size) for p in result.pv)
-    if pv_visits:
-        words += " pvVisits " + " ".join(str(v) for v in result.pv_visits)
+    if request is None:
+        return words
+    visits = " ".join(str(v) for v in result.pv_visits)
+    if request.pv_visits:
+        words += " pvVisits " + visits
+    if request.pv_edge_visits:
+        words += " pvEdgeVisits " + visits
+    mine = None if owned is None else owned.get(result.point)
+    if mine is not None and request.moves_ownership:
+        words += " movesOwnership " + " ".join(f"{v:.3f}" for v in mine[0])
+    if mine is not None and request.moves_ownership_stdev:
+        words += " movesOwnershipStdev " + " ".join(f"{v:.3f}" for v in mine[1])
     return words
 
 
@@ -167,8 +190,9 @@ def _root_words(summary: RootSummary, lead: float) -> str:
 
 def kata_line(results: list[SearchResult], size: int, lead: float,
               ownership: Optional[list[float]],
-              ownership_stdev: Optional[list[float]] = None, pv_visits: bool = False,
-              root: Optional[RootSummary] = None) -> str:
+              ownership_stdev: Optional[list[float]] = None,
+              request: Optional[AnalyzeRequest] = None, root: Optional[RootSummary] = None,
+              owned: Optional[MovesOwnership] = None) -> str:
     """KataGo's format, its fields in its order: floats in [0, 1];
     ``scoreLead`` for the side to move: each candidate's lead backed up by
     the search from the network's ownership, or (an evaluator without a
@@ -176,10 +200,11 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
     ``scoreMean`` and ``scoreSelfplay`` (imago estimates one score);
     ``utility`` and ``utilityLcb`` as the JSON analysis engine reports them
     (:func:`~imago.search.reports.report_utility`); no ``scoreStdev``,
-    which imago has no estimate of; with ``pv_visits`` each line's
-    ``pvVisits``; with a ``root`` summary KataGo's ``rootInfo`` after the
-    candidates; optionally ``ownership`` for the side to move, row by row
-    from the top left, and its ``ownershipStdev``."""
+    which imago has no estimate of; each line's extras as the ``request``
+    asks (:func:`_line_words`, the moves' ownership from ``owned``); with a
+    ``root`` summary KataGo's ``rootInfo`` after the candidates; optionally
+    ``ownership`` for the side to move, row by row from the top left, and
+    its ``ownershipStdev``."""
     parts = []
     for order, r in enumerate(results):
         score = lead if r.score_lead is None else r.score_lead
@@ -188,7 +213,7 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
                      f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
                      f"scoreSelfplay {score:.2f} prior {r.prior:.4f} lcb {r.lcb:.4f} "
                      f"utilityLcb {report_utility(r.lcb, score):.4f} order {order} "
-                     f"{_line_words(r, size, pv_visits)}")
+                     f"{_line_words(r, size, request, owned)}")
     if root is not None:
         parts.append(_root_words(root, lead))
     line = " ".join(parts)
@@ -221,6 +246,16 @@ def ownership_and_stdev(engine: GameEngine, search: PUCTSearch, who: int
     return [float(v) for v in both[0]], [float(v) for v in both[1]]
 
 
+def move_ownership(search: PUCTSearch, root: SearchNode, point: Optional[int],
+                   size: int) -> Optional[tuple[list[float], list[float]]]:
+    """The ownership after the root move ``point`` and its spread over that
+    move's subtree, from the root player's side, row-major from the top left
+    (:meth:`PUCTSearch.move_ownership_spread`); None where the tree kept no
+    ownership."""
+    both = search.move_ownership_spread(action_of(point, size), root)
+    return None if both is None else ([float(v) for v in both[0]], [float(v) for v in both[1]])
+
+
 def side_lead(engine: GameEngine, who: int) -> float:
     lead = engine.score()
     return lead if who == BLACK else -lead
@@ -245,6 +280,8 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     ownership = side_ownership(engine, who) if kata and request.ownership else None
     spread_wanted = kata and request.ownership_stdev
     spread = None
+    moves_wanted = kata and (request.moves_ownership or request.moves_ownership_stdev)
+    owned: MovesOwnership = {}
     size = state.size
     owned_at = 0  # the root's visits when the ownership was last averaged over the tree
     while not stream.interrupted():
@@ -252,17 +289,22 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
                           stop=stream.interrupted, early_stop=False)
         results = request.shown(search.results(root, limit=size * size + 1))
         visits = root.total_visits()
-        if (ownership is not None or spread_wanted) and visits >= OWNERSHIP_GROWTH * owned_at:
+        if (ownership is not None or spread_wanted or moves_wanted) \
+                and visits >= OWNERSHIP_GROWTH * owned_at:
             if spread_wanted:  # the tree's, as it grows
                 mean, spread = ownership_and_stdev(engine, search, who)
                 ownership = None if ownership is None else mean
-            else:
+            elif ownership is not None:
                 ownership = side_ownership(engine, who)
+            owned = {}
             owned_at = max(visits, 1)
+        for result in results if moves_wanted else ():
+            if owned.get(result.point) is None:  # a move new to the list, or kept none yet
+                owned[result.point] = move_ownership(search, root, result.point, size)
         if results:
-            line = kata_line(results, size, lead, ownership, spread, request.pv_visits,
-                             search.summary(root) if request.root_info else None) if kata \
-                else lz_line(results, size, request.pv_visits)
+            line = kata_line(results, size, lead, ownership, spread, request,
+                             search.summary(root) if request.root_info else None, owned) if kata \
+                else lz_line(results, size, request)
             if not stream.line(line):
                 break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
@@ -297,9 +339,9 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     def progress(search: PUCTSearch) -> None:
         results = request.shown(search.results(limit=size * size + 1))
         if results:
-            stream.line(kata_line(results, size, lead, None, None, request.pv_visits,
+            stream.line(kata_line(results, size, lead, None, None, request,
                                   search.summary() if request.root_info else None) if kata
-                        else lz_line(results, size, request.pv_visits))
+                        else lz_line(results, size, request))
 
     move = engine_move(session, who, progress=progress, interval=request.interval)
     return f"play {engine.format_move(move)}"

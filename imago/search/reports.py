@@ -96,6 +96,17 @@ class SearchReports:
         spread = np.sqrt(np.maximum(squares / count - mean * mean, 0.0))
         return mean.astype(np.float32), spread.astype(np.float32)
 
+    def move_ownership_spread(self, action: int, root: Optional[SearchNode] = None
+                              ) -> Optional[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`tree_ownership_spread` of the position after the root
+        move ``action``, from the root player's side (KataGo's
+        ``movesOwnership`` and ``movesOwnershipStdev``); None when the
+        search did not evaluate that move or kept no ownership."""
+        root = self.root if root is None else root
+        edge = root.edge(action) if root is not None else -1
+        spread = self.tree_ownership_spread(root.children[edge]) if edge >= 0 else None
+        return None if spread is None else (-spread[0], spread[1])
+
     def _ownership_sums(self, node: Optional[SearchNode], squares: bool
                         ) -> Optional[tuple[np.ndarray, Optional[np.ndarray], int]]:
         """The sum (and with ``squares`` the sum of squares) of the kept
