@@ -12,6 +12,7 @@ import pytest
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
 from imago.game import vertex_to_index
+from imago.gtp.analysis import AnalyzeRequest, kata_line, move_ownership
 from imago.gtp.io import ImagoIO
 from imago.search import action_of
 
@@ -152,8 +153,8 @@ def test_gogui_analyze_commands_and_their_answers():
 
 
 def test_kata_analyze_gives_katagos_fields_in_katagos_order():
-    """Tools that read KataGo's lines by position find each field where
-    KataGo puts it (all but scoreStdev, which imago does not estimate);
+    """Tools that read KataGo's lines by position (a fixed pattern, as
+    some do) find each field where KataGo puts it, scoreStdev included;
     the utilities agree with the win rates and lead as the JSON analysis
     engine reports them."""
     from imago.search.reports import report_utility
@@ -162,12 +163,12 @@ def test_kata_analyze_gives_katagos_fields_in_katagos_order():
     line = text.split("\n")[1]
     first = line.split(" info ")[0]
     match = re.match(r"info move \S+ visits \d+ utility (-?\d\.\d{4}) winrate (\d\.\d{4}) "
-                     r"scoreMean (-?\d+\.\d\d) scoreLead (-?\d+\.\d\d) "
+                     r"scoreMean (-?\d+\.\d\d) scoreStdev (\d+\.\d\d) scoreLead (-?\d+\.\d\d) "
                      r"scoreSelfplay (-?\d+\.\d\d) prior \d\.\d{4} lcb (\d\.\d{4}) "
                      r"utilityLcb (-?\d\.\d{4}) order 0 pv ", first)
     assert match, first
-    utility, winrate, mean, lead, selfplay, lcb, utility_lcb = map(float, match.groups())
-    assert mean == lead == selfplay
+    utility, winrate, mean, stdev, lead, selfplay, lcb, utility_lcb = map(float, match.groups())
+    assert mean == lead == selfplay and 0 <= stdev <= 9
     assert utility == pytest.approx(report_utility(winrate, lead), abs=2e-4)
     assert utility_lcb == pytest.approx(report_utility(lcb, lead), abs=2e-4)
 
@@ -187,7 +188,7 @@ def test_pv_visits_and_root_info_as_katago_gives_them():
         assert len(along) == len(pv) and along[0] == visits
         assert all(a >= b for a, b in zip(along, along[1:]))
     match = re.fullmatch(r"visits (\d+) utility -?\d\.\d{4} winrate \d\.\d{4} "
-                         r"scoreMean (-?\d+\.\d\d) scoreLead (-?\d+\.\d\d) "
+                         r"scoreMean (-?\d+\.\d\d) scoreStdev \d+\.\d\d scoreLead (-?\d+\.\d\d) "
                          r"scoreSelfplay -?\d+\.\d\d", root.strip())
     assert match and int(match.group(1)) >= max(int(v) for _, v, _ in INFO.findall(body))
     text, _ = run([(0, "lz-analyze b 10 pvVisits true\n"), (InfoLines(1), "\n")])
@@ -334,12 +335,20 @@ def test_kata_analyze_moves_ownership_is_each_candidates_subtree():
         spreads = [float(v) for v in spread.split()]
         assert len(values) == len(spreads) == 81
         assert all(-1 <= v <= 1 for v in values) and all(0 <= v <= 1 for v in spreads)
-        point = vertex_to_index(move, 9)
-        mean, stdev = search.move_ownership_spread(action_of(point, 9))
-        # the tree grew since the line was written: close on the whole
-        assert sum(abs(a - b) for a, b in zip(values, mean)) / 81 < 0.05
         # Black's own stone: Black's from Black's side
+        point = vertex_to_index(move, 9)
         assert values[list(engine.state.board.on_board()).index(point)] > 0.5
+    # the numbers are the move's subtree's: a finished search, written out
+    root = search.run(engine.state, 1, visits=200)
+    results = search.results(root)
+    owned = {r.point: move_ownership(search, root, r.point, 9) for r in results}
+    request = AnalyzeRequest(1, moves_ownership=True, moves_ownership_stdev=True)
+    line = kata_line(results, 9, 0.0, 0.0, None, None, request, None, owned)
+    for r, info in zip(results, line.split("info ")[1:]):
+        mean, stdev = search.move_ownership_spread(action_of(r.point, 9), root)
+        owned_words, spread_words = info.split(" movesOwnership ")[1].split(" movesOwnershipStdev ")
+        assert [float(v) for v in owned_words.split()] == pytest.approx(mean.tolist(), abs=6e-4)
+        assert [float(v) for v in spread_words.split()] == pytest.approx(stdev.tolist(), abs=6e-4)
     lz, _ = run([(0, "lz-analyze b 10 movesOwnership true pvEdgeVisits true\n"),
                  (InfoLines(1), "\n")])
     assert " pvEdgeVisits " in lz and " movesOwnership " not in lz

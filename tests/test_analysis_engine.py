@@ -288,3 +288,33 @@ def test_ownership_spread_over_the_search_tree():
     alone = [m for m in moves if m["visits"] == 1]
     assert all(max(m["ownershipStdev"]) == 0.0 for m in alone)  # one answer, no spread
     assert len(both["ownership"]) == len(both["ownershipStdev"]) == 81
+
+
+def test_score_stdev_is_the_spread_the_ownership_leaves_open():
+    """``scoreStdev`` (KataGo's spread of the final score) from the
+    network's ownership: wide on an open board, narrower once the board is
+    fuller, 0 for a board of settled points; every move and the root have
+    one, and a playout engine, which keeps no ownership, gives none."""
+    from imago.search.reports import score_stdev
+
+    assert score_stdev([1.0, -1.0, 1.0]) == 0.0 and score_stdev([0.0] * 81) == 9.0
+    engine = AnalysisEngine(str(MODEL), seed=1, max_searches=2)
+    try:
+        [opening] = engine.analyze(query("open", analyzeTurns=[0], maxVisits=40))
+        late = [["B", v] for v in ("C3", "C4", "C5", "C6", "C7", "D3", "D7")] + \
+               [["W", v] for v in ("F3", "F4", "F5", "F6", "F7", "E3", "E7")]
+        [fuller] = engine.analyze(query("late", moves=[], initialStones=late,
+                                        analyzeTurns=[0], maxVisits=40))
+    finally:
+        engine.close(wait=False)
+    spreads = [m["scoreStdev"] for m in opening["moveInfos"]]
+    assert all(0.0 < s <= 9.0 for s in spreads)
+    assert 0.0 < opening["rootInfo"]["scoreStdev"] <= 9.0
+    assert fuller["rootInfo"]["scoreStdev"] < opening["rootInfo"]["scoreStdev"]
+    engine = AnalysisEngine("none", seed=1)
+    try:
+        [answer] = engine.analyze(query("p", analyzeTurns=[0], maxVisits=20))
+    finally:
+        engine.close(wait=False)
+    assert "scoreStdev" not in answer["rootInfo"]
+    assert all("scoreStdev" not in m for m in answer["moveInfos"])

@@ -394,7 +394,8 @@ class AnalysisEngine:
         results = search.results(root, limit=query.size ** 2 + 1, pv_length=query.pv_len + 1)
         summary = search.summary(root)
         moves = [MoveInfo(r.point, r.visits, r.winrate, _lead(r.score_lead, summary.score_lead),
-                          r.prior, r.lcb, r.pv, r.pv_visits) for r in results]
+                          r.prior, r.lcb, r.pv, r.pv_visits, score_stdev=r.score_stdev)
+                 for r in results]
         answer = job.root_answer
         if not moves:  # no visit beyond the root: its best prior, as the network sees it
             action = int(np.argmax(root.choice_priors()))
@@ -405,7 +406,7 @@ class AnalysisEngine:
         root_winrate = summary.winrate if summary.visits else moves[0].winrate
         analysis = TurnAnalysis(query, turn, moves, root_winrate,
                                 _lead(summary.score_lead, moves[0].score_lead),
-                                summary.visits, during)
+                                summary.visits, during, root_score_stdev=summary.score_stdev)
         if not during:
             self._add_extras(analysis, job, answer)
         return turn_response(analysis)

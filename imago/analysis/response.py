@@ -10,8 +10,9 @@ move at the analysed turn). Where imago has no counterpart of a KataGo
 number:
 
 - ``scoreMean`` and ``scoreSelfplay`` repeat ``scoreLead`` (imago estimates
-  one score); ``scoreStdev`` is left out rather than made up, as are
-  ``thisHash`` and ``symHash`` of ``rootInfo``;
+  one score); ``scoreStdev`` is :func:`~imago.search.reports.score_stdev`
+  of the network's ownership (left out where the search kept none);
+  ``thisHash`` and ``symHash`` of ``rootInfo`` are left out;
 - ``utility`` is :func:`~imago.search.reports.report_utility`, a fixed
   mix of win rate and score lead (GTP ``kata-analyze`` gives the same);
   ``utilityLcb`` is the same mix of ``lcb`` and the score lead;
@@ -49,7 +50,8 @@ class MoveInfo:
     no score); ``pv`` starts with the move itself; ``pv_visits`` has the
     visits of each ``pv`` move; ``ownership`` (only when the query asks for
     moves' ownership) has one value per point, row-major from the top-left,
-    +1 for the root player."""
+    +1 for the root player; ``score_stdev`` the spread of the final score
+    (None: not known)."""
 
     point: Optional[int]
     visits: int
@@ -61,6 +63,7 @@ class MoveInfo:
     pv_visits: list
     ownership: Optional[list] = None
     ownership_stdev: Optional[list] = None
+    score_stdev: Optional[float] = None
 
 
 @dataclass
@@ -82,6 +85,7 @@ class TurnAnalysis:
     ownership: Optional[list] = None
     ownership_stdev: Optional[list] = None
     policy: Optional[list] = None
+    root_score_stdev: Optional[float] = None
 
 
 def perspective_sign(report_as: str, to_move: int) -> int:
@@ -118,6 +122,8 @@ def move_info(move: MoveInfo, order: int, query: Query, sign: int) -> dict:
     out: dict = {"move": index_to_vertex(move.point, size), "visits": int(move.visits),
                  "winrate": _chance(move.winrate, sign)}
     lead = _scores(out, move.score_lead, sign)
+    if lead is not None and move.score_stdev is not None:
+        out["scoreStdev"] = float(move.score_stdev)
     lcb = _chance(move.lcb, sign)
     out.update(prior=float(move.prior), lcb=lcb, utility=utility(out["winrate"], lead),
                utilityLcb=utility(lcb, lead), order=order)
@@ -140,6 +146,8 @@ def turn_response(analysis: TurnAnalysis) -> dict:
     sign = perspective_sign(query.report_as, turn.to_move)
     root: dict = {"winrate": _chance(analysis.root_winrate, sign)}
     lead = _scores(root, analysis.root_score_lead, sign)
+    if lead is not None and analysis.root_score_stdev is not None:
+        root["scoreStdev"] = float(analysis.root_score_stdev)
     root.update(utility=utility(root["winrate"], lead), visits=int(analysis.root_visits),
                 currentPlayer="B" if turn.to_move == BLACK else "W", lcb=root["winrate"])
     out = {"id": query.id, "turnNumber": turn.number, "isDuringSearch": bool(analysis.during_search),

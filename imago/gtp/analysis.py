@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch, RootSummary, SearchNode, SearchResult, action_of
-from imago.search.reports import report_utility
+from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
 from .table import GtpError, Session, color, command, integer, lower_word, word
@@ -178,17 +178,18 @@ def _line_words(result: SearchResult, size: int, request: Optional[AnalyzeReques
     return words
 
 
-def _root_words(summary: RootSummary, lead: float) -> str:
-    """KataGo's ``rootInfo``: the whole search's visits, utility, win rate
-    and lead (``lead`` where the evaluator predicts no score)."""
+def _root_words(summary: RootSummary, lead: float, stdev: float) -> str:
+    """KataGo's ``rootInfo``: the whole search's visits, utility, win rate,
+    lead and its spread (``lead`` and ``stdev`` where the search has none)."""
     score = lead if summary.score_lead is None else summary.score_lead
+    spread = stdev if summary.score_stdev is None else summary.score_stdev
     return (f"rootInfo visits {summary.visits} "
             f"utility {report_utility(summary.winrate, score):.4f} "
-            f"winrate {summary.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
-            f"scoreSelfplay {score:.2f}")
+            f"winrate {summary.winrate:.4f} scoreMean {score:.2f} scoreStdev {spread:.2f} "
+            f"scoreLead {score:.2f} scoreSelfplay {score:.2f}")
 
 
-def kata_line(results: list[SearchResult], size: int, lead: float,
+def kata_line(results: list[SearchResult], size: int, lead: float, stdev: float,
               ownership: Optional[list[float]],
               ownership_stdev: Optional[list[float]] = None,
               request: Optional[AnalyzeRequest] = None, root: Optional[RootSummary] = None,
@@ -198,9 +199,11 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
     the search from the network's ownership, or (an evaluator without a
     score) ``lead``, the position's count for every candidate, repeated as
     ``scoreMean`` and ``scoreSelfplay`` (imago estimates one score);
-    ``utility`` and ``utilityLcb`` as the JSON analysis engine reports them
-    (:func:`~imago.search.reports.report_utility`); no ``scoreStdev``,
-    which imago has no estimate of; each line's extras as the ``request``
+    ``scoreStdev`` from the network's ownership after the move
+    (:func:`~imago.search.reports.score_stdev`), else ``stdev``, the
+    position's; ``utility`` and ``utilityLcb`` as the JSON analysis engine
+    reports them (:func:`~imago.search.reports.report_utility`); each
+    line's extras as the ``request``
     asks (:func:`_line_words`, the moves' ownership from ``owned``); with a
     ``root`` summary KataGo's ``rootInfo`` after the candidates; optionally
     ``ownership`` for the side to move, row by row from the top left, and
@@ -208,14 +211,16 @@ def kata_line(results: list[SearchResult], size: int, lead: float,
     parts = []
     for order, r in enumerate(results):
         score = lead if r.score_lead is None else r.score_lead
+        spread = stdev if r.score_stdev is None else r.score_stdev
         parts.append(f"info move {index_to_vertex(r.point, size)} visits {r.visits} "
                      f"utility {report_utility(r.winrate, score):.4f} "
-                     f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreLead {score:.2f} "
-                     f"scoreSelfplay {score:.2f} prior {r.prior:.4f} lcb {r.lcb:.4f} "
+                     f"winrate {r.winrate:.4f} scoreMean {score:.2f} scoreStdev {spread:.2f} "
+                     f"scoreLead {score:.2f} scoreSelfplay {score:.2f} "
+                     f"prior {r.prior:.4f} lcb {r.lcb:.4f} "
                      f"utilityLcb {report_utility(r.lcb, score):.4f} order {order} "
                      f"{_line_words(r, size, request, owned)}")
     if root is not None:
-        parts.append(_root_words(root, lead))
+        parts.append(_root_words(root, lead, stdev))
     line = " ".join(parts)
     if ownership is not None:
         line += " ownership " + " ".join(f"{v:.3f}" for v in ownership)
@@ -277,7 +282,9 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     state = engine.state
     search = engine.analysis_search()
     lead = side_lead(engine, who) if kata else 0.0
-    ownership = side_ownership(engine, who) if kata and request.ownership else None
+    start = side_ownership(engine, who) if kata else None
+    stdev = 0.0 if start is None else score_stdev(start)
+    ownership = start if request.ownership else None
     spread_wanted = kata and request.ownership_stdev
     spread = None
     moves_wanted = kata and (request.moves_ownership or request.moves_ownership_stdev)
@@ -302,7 +309,7 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
             if owned.get(result.point) is None:  # a move new to the list, or kept none yet
                 owned[result.point] = move_ownership(search, root, result.point, size)
         if results:
-            line = kata_line(results, size, lead, ownership, spread, request,
+            line = kata_line(results, size, lead, stdev, ownership, spread, request,
                              search.summary(root) if request.root_info else None, owned) if kata \
                 else lz_line(results, size, request)
             if not stream.line(line):
@@ -335,11 +342,12 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     stream.begin()
     size = engine.state.size
     lead = side_lead(engine, who) if kata else 0.0
+    stdev = score_stdev(side_ownership(engine, who)) if kata else 0.0
 
     def progress(search: PUCTSearch) -> None:
         results = request.shown(search.results(limit=size * size + 1))
         if results:
-            stream.line(kata_line(results, size, lead, None, None, request,
+            stream.line(kata_line(results, size, lead, stdev, None, None, request,
                                   search.summary() if request.root_info else None) if kata
                         else lz_line(results, size, request))
 

@@ -40,11 +40,27 @@ def report_utility(winrate: float, score_lead: Optional[float]) -> float:
             + SCORE_UTILITY_FACTOR * 2.0 / math.pi * math.atan(score / SCORE_UTILITY_SCALE))
 
 
+def score_stdev(ownership) -> float:
+    """imago's stand-in for KataGo's ``scoreStdev``, the spread of the final
+    score in points, from a position's ownership (one value in [-1, 1] per
+    point): the standard deviation of the count if each point's owner were
+    drawn on its own with that mean, ``sqrt(sum(1 - o * o))``. imago's
+    networks predict no spread of their own. Points that live or die
+    together make the true spread wider, so this one is biased low where
+    large groups are unsettled (KataGo's is biased high, by its search);
+    like KataGo's, read it as a relative figure: wide while much is open,
+    near 0 once every point is settled."""
+    own = np.asarray(ownership, dtype=np.float64)
+    return float(math.sqrt(max(float(np.sum(1.0 - own * own)), 0.0)))
+
+
 @dataclass
 class SearchResult:
     """One root move after a search, from the root player's view:
     ``score_lead`` in points (None when the evaluator predicts no score),
-    ``pv_visits`` the visits of each move of ``pv``."""
+    ``pv_visits`` the visits of each move of ``pv``, ``score_stdev``
+    (:func:`score_stdev`) from the network's ownership after the move (None
+    where the search kept none)."""
     point: Optional[int]
     visits: int
     winrate: float
@@ -53,15 +69,19 @@ class SearchResult:
     pv: list
     score_lead: Optional[float] = None
     pv_visits: list = field(default_factory=list)
+    score_stdev: Optional[float] = None
 
 
 @dataclass
 class RootSummary:
     """The whole search from the root player's view: the win rate and score
-    lead averaged over every visit (None when no score is known)."""
+    lead averaged over every visit (None when no score is known), and
+    :func:`score_stdev` of the network's ownership of the root position
+    (None where the search kept none)."""
     winrate: float
     score_lead: Optional[float]
     visits: int
+    score_stdev: Optional[float] = None
 
 
 class SearchReports:
@@ -158,10 +178,11 @@ class SearchReports:
                 bound = (bounds[edge] + 1) / 2
                 lcb = bound if eligible[edge] else min(bound, lcb)
             pv, pv_visits = self.principal_line(root, int(edge), pv_length)
+            owned = root.children[edge].ownership
             out.append(SearchResult(self.point_of(action), int(round(n)), float(winrate),
                                     float(priors[action]), float(min(max(lcb, 0.0), 1.0)), pv,
                                     float(root.scores[edge] / n) if self.scored else None,
-                                    pv_visits))
+                                    pv_visits, None if owned is None else score_stdev(owned)))
         return out
 
     def chosen_action(self, root: Optional[SearchNode] = None) -> int:
@@ -238,13 +259,14 @@ class SearchReports:
         """The root's win rate and score lead over all its visits, for the
         root player (a position's value as analysis tools report it)."""
         root = root or self.root
+        stdev = None if root is None or root.ownership is None else score_stdev(root.ownership)
         if root is None or not root.expanded or root.total <= 0:
             value, score = (root.value, root.score) if root is not None else (0.0, 0.0)
-            return RootSummary((value + 1) / 2, score if self.scored else None, 0)
+            return RootSummary((value + 1) / 2, score if self.scored else None, 0, stdev)
         n = float(root.visits.sum())
         return RootSummary(float((root.values.sum() / n + 1) / 2),
                            float(root.scores.sum() / n) if self.scored else None,
-                           int(round(n)))
+                           int(round(n)), stdev)
 
     @staticmethod
     def winrate(root: SearchNode) -> float:
