@@ -354,6 +354,22 @@ def test_kata_analyze_moves_ownership_is_each_candidates_subtree():
     assert " pvEdgeVisits " in lz and " movesOwnership " not in lz
 
 
+def test_kata_genmove_analyze_draws_the_ownership_flags_too():
+    engine = network_engine(visits=400)
+    out = io.StringIO()
+    commands = [(0, "kata-genmove_analyze b 5 ownership true ownershipStdev true "
+                    "movesOwnership true\n")]
+    ImagoIO(engine, TimedInput(commands, out), out).run()
+    text = out.getvalue()
+    infos = [line for line in text.split("\n") if line.startswith("info ")]
+    assert infos and re.search(r"\nplay ([A-HJ-T]\d+|pass|resign)\n\n$", text)
+    for line in infos:
+        body, board = line.split(" ownership ")
+        owned, spread = board.split(" ownershipStdev ")
+        assert len(owned.split()) == len(spread.split()) == 81
+        assert body.count(" movesOwnership ") == len(INFO.findall(body)) > 0
+
+
 def test_kata_analyze_ownership_stdev_alone_and_with_playouts():
     text, _ = run([(0, "kata-analyze b 10 ownershipStdev true\n"), (InfoLines(1), "\n")])
     line = text.split("\n")[1]

@@ -32,9 +32,8 @@ FLAGS = {"ownership": "ownership", "ownershipstdev": "ownership_stdev",
          "pvvisits": "pv_visits", "pvedgevisits": "pv_edge_visits", "rootinfo": "root_info"}
 """KataGo's ``key true|false`` options (keys in lower case) and the
 :class:`AnalyzeRequest` field each sets. The four ownership flags are drawn
-by ``kata-analyze`` (Leela Zero's format has no ownership, and
-``genmove_analyze`` reports the search as it goes, not the board); the
-others by every analysis command."""
+by ``kata-analyze`` and ``kata-genmove_analyze`` (Leela Zero's format has
+no ownership); the others by every analysis command."""
 
 
 @dataclass
@@ -272,6 +271,51 @@ tree has grown by this factor: a pass over the tree costs about 2 us a
 node, too much to repeat every 0.1 s for a tree of 100,000 nodes."""
 
 
+class LineExtras:
+    """What a ``kata-analyze`` line adds to the candidates, as the request
+    asks: the position's lead and :func:`~imago.search.reports.score_stdev`
+    (for candidates without their own), the ownership and its spread, and
+    each candidate's (``moves_ownership``). The tree-wide ones are averaged
+    again once the tree has grown by :data:`OWNERSHIP_GROWTH`; a candidate
+    new to the list gets its own at once. Leela Zero's lines (``kata``
+    false) add none of them."""
+
+    def __init__(self, engine: GameEngine, request: AnalyzeRequest, kata: bool):
+        self.engine, self.request, self.kata = engine, request, kata
+        who = request.who
+        self.lead = side_lead(engine, who) if kata else 0.0
+        start = side_ownership(engine, who) if kata else None
+        self.stdev = 0.0 if start is None else score_stdev(start)
+        self.ownership = start if kata and request.ownership else None
+        self.spread: Optional[list[float]] = None
+        self.spread_wanted = kata and request.ownership_stdev
+        self.moves_wanted = kata and (request.moves_ownership or request.moves_ownership_stdev)
+        self.owned: MovesOwnership = {}
+        self.owned_at = 0  # the root's visits when the ownership was last averaged
+
+    def line(self, search: PUCTSearch, root: SearchNode, results: list[SearchResult]) -> str:
+        """The ``info`` line of ``results``, a search of ``root``."""
+        request, size = self.request, self.engine.state.size
+        if not self.kata:
+            return lz_line(results, size, request)
+        visits = root.total_visits()
+        if (self.ownership is not None or self.spread_wanted or self.moves_wanted) \
+                and visits >= OWNERSHIP_GROWTH * self.owned_at:
+            if self.spread_wanted:  # the tree's, as it grows
+                mean, self.spread = ownership_and_stdev(self.engine, search, request.who)
+                self.ownership = None if self.ownership is None else mean
+            elif self.ownership is not None:
+                self.ownership = side_ownership(self.engine, request.who)
+            self.owned = {}
+            self.owned_at = max(visits, 1)
+        for result in results if self.moves_wanted else ():
+            if self.owned.get(result.point) is None:  # new to the list, or kept none yet
+                self.owned[result.point] = move_ownership(search, root, result.point, size)
+        return kata_line(results, size, self.lead, self.stdev, self.ownership, self.spread,
+                         request, search.summary(root) if request.root_info else None,
+                         self.owned)
+
+
 def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     """Answer ``=`` at once, then search and write one ``info`` line per
     interval until the controller sends anything."""
@@ -281,39 +325,14 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     stream.begin()
     state = engine.state
     search = engine.analysis_search()
-    lead = side_lead(engine, who) if kata else 0.0
-    start = side_ownership(engine, who) if kata else None
-    stdev = 0.0 if start is None else score_stdev(start)
-    ownership = start if request.ownership else None
-    spread_wanted = kata and request.ownership_stdev
-    spread = None
-    moves_wanted = kata and (request.moves_ownership or request.moves_ownership_stdev)
-    owned: MovesOwnership = {}
+    extras = LineExtras(engine, request, kata)
     size = state.size
-    owned_at = 0  # the root's visits when the ownership was last averaged over the tree
     while not stream.interrupted():
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
                           stop=stream.interrupted, early_stop=False)
         results = request.shown(search.results(root, limit=size * size + 1))
-        visits = root.total_visits()
-        if (ownership is not None or spread_wanted or moves_wanted) \
-                and visits >= OWNERSHIP_GROWTH * owned_at:
-            if spread_wanted:  # the tree's, as it grows
-                mean, spread = ownership_and_stdev(engine, search, who)
-                ownership = None if ownership is None else mean
-            elif ownership is not None:
-                ownership = side_ownership(engine, who)
-            owned = {}
-            owned_at = max(visits, 1)
-        for result in results if moves_wanted else ():
-            if owned.get(result.point) is None:  # a move new to the list, or kept none yet
-                owned[result.point] = move_ownership(search, root, result.point, size)
-        if results:
-            line = kata_line(results, size, lead, stdev, ownership, spread, request,
-                             search.summary(root) if request.root_info else None, owned) if kata \
-                else lz_line(results, size, request)
-            if not stream.line(line):
-                break
+        if results and not stream.line(extras.line(search, root, results)):
+            break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
             while not stream.interrupted():
                 time.sleep(0.05)
@@ -341,15 +360,12 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     who = request.who
     stream.begin()
     size = engine.state.size
-    lead = side_lead(engine, who) if kata else 0.0
-    stdev = score_stdev(side_ownership(engine, who)) if kata else 0.0
+    extras = LineExtras(engine, request, kata)
 
     def progress(search: PUCTSearch) -> None:
         results = request.shown(search.results(limit=size * size + 1))
         if results:
-            stream.line(kata_line(results, size, lead, stdev, None, None, request,
-                                  search.summary() if request.root_info else None) if kata
-                        else lz_line(results, size, request))
+            stream.line(extras.line(search, search.root, results))
 
     move = engine_move(session, who, progress=progress, interval=request.interval)
     return f"play {engine.format_move(move)}"
