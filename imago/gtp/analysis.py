@@ -133,7 +133,7 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
 
 MovesOwnership = dict[Optional[int], tuple[list[float], list[float]]]
 """Root moves' ownership and its spread over their subtrees, from the side
-to move, by point (see :func:`moves_ownership`)."""
+to move, by point (see :func:`move_ownership`)."""
 
 
 def lz_line(results: list[SearchResult], size: int,
@@ -202,11 +202,11 @@ def kata_line(results: list[SearchResult], size: int, lead: float, stdev: float,
     (:func:`~imago.search.reports.score_stdev`), else ``stdev``, the
     position's; ``utility`` and ``utilityLcb`` as the JSON analysis engine
     reports them (:func:`~imago.search.reports.report_utility`); each
-    line's extras as the ``request``
-    asks (:func:`_line_words`, the moves' ownership from ``owned``); with a
-    ``root`` summary KataGo's ``rootInfo`` after the candidates; optionally
-    ``ownership`` for the side to move, row by row from the top left, and
-    its ``ownershipStdev``."""
+    line's extras as the ``request`` asks (:func:`_line_words`, the moves'
+    ownership from ``owned``); with a ``root`` summary KataGo's
+    ``rootInfo`` after the candidates; optionally ``ownership`` for the
+    side to move, row by row from the top left, and its
+    ``ownershipStdev``."""
     parts = []
     for order, r in enumerate(results):
         score = lead if r.score_lead is None else r.score_lead
@@ -274,7 +274,8 @@ node, too much to repeat every 0.1 s for a tree of 100,000 nodes."""
 class LineExtras:
     """What a ``kata-analyze`` line adds to the candidates, as the request
     asks: the position's lead and :func:`~imago.search.reports.score_stdev`
-    (for candidates without their own), the ownership and its spread, and
+    (for candidates without their own: random playouts; worked out the
+    first time one is missing), the ownership and its spread, and
     each candidate's (``moves_ownership``). The tree-wide ones are averaged
     again once the tree has grown by :data:`OWNERSHIP_GROWTH`; a candidate
     new to the list gets its own at once. Leela Zero's lines (``kata``
@@ -284,9 +285,8 @@ class LineExtras:
         self.engine, self.request, self.kata = engine, request, kata
         who = request.who
         self.lead = side_lead(engine, who) if kata else 0.0
-        start = side_ownership(engine, who) if kata else None
-        self.stdev = 0.0 if start is None else score_stdev(start)
-        self.ownership = start if kata and request.ownership else None
+        self.ownership = side_ownership(engine, who) if kata and request.ownership else None
+        self.stdev: Optional[float] = None  # the position's, once a candidate lacks one
         self.spread: Optional[list[float]] = None
         self.spread_wanted = kata and request.ownership_stdev
         self.moves_wanted = kata and (request.moves_ownership or request.moves_ownership_stdev)
@@ -311,9 +311,12 @@ class LineExtras:
         for result in results if self.moves_wanted else ():
             if self.owned.get(result.point) is None:  # new to the list, or kept none yet
                 self.owned[result.point] = move_ownership(search, root, result.point, size)
-        return kata_line(results, size, self.lead, self.stdev, self.ownership, self.spread,
-                         request, search.summary(root) if request.root_info else None,
-                         self.owned)
+        summary = search.summary(root) if request.root_info else None
+        if self.stdev is None and (any(r.score_stdev is None for r in results)
+                                   or (summary is not None and summary.score_stdev is None)):
+            self.stdev = score_stdev(side_ownership(self.engine, request.who))
+        return kata_line(results, size, self.lead, self.stdev or 0.0, self.ownership,
+                         self.spread, request, summary, self.owned)
 
 
 def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
