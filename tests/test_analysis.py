@@ -235,6 +235,33 @@ def test_analyze_options_filter_and_limit_the_candidates():
     assert {m for m, _, _ in INFO.findall(text)} <= {"D4"}
 
 
+def test_minmoves_fills_the_list_with_unvisited_legal_moves_by_prior():
+    """KataGo's ``minmoves N``: where the search has visited fewer moves,
+    the legal moves it has not visited follow, highest prior first, with 0
+    visits, the position's win rate and only the move as their line;
+    ``avoid`` still leaves moves out and ``maxmoves`` still caps the list."""
+    engine = network_engine()
+    out = io.StringIO()
+    commands = [(0, "play b E5\n"), (0, "play w D4\n"),
+                (0, "kata-analyze b 5 minmoves 78 avoid b C3 1 maxmoves 78\n"),
+                (InfoLines(1), "\n")]
+    ImagoIO(engine, TimedInput(commands, out), out).run()
+    line = [ln for ln in out.getvalue().split("\n") if ln.startswith("info ")][0]
+    infos = line.split("info ")[1:]
+    assert len(infos) == 78  # 79 empty points and the pass, C3 avoided, one over maxmoves
+    moves = [info.split()[1] for info in infos]
+    assert len(set(moves)) == 78 and not {"E5", "D4", "C3"} & set(moves)
+    visits = [int(info.split(" visits ")[1].split()[0]) for info in infos]
+    unvisited = [info for info, n in zip(infos, visits) if n == 0]
+    assert unvisited and visits.index(0) == len(visits) - len(unvisited)  # after the visited
+    priors = [float(info.split(" prior ")[1].split()[0]) for info in unvisited]
+    assert priors == sorted(priors, reverse=True)
+    for info in unvisited:
+        assert " lcb 0.0000 " in info and info.split(" pv ")[1].split() == [info.split()[1]]
+    text, _ = run([(0, "lz-analyze b 10 minmoves 81 maxmoves 3\n"), (InfoLines(1), "\n")])
+    assert all(line.count("info move") == 3 for line in text.split("\n")[1:-2])
+
+
 def test_analyze_arguments_are_checked_one_by_one():
     bad = {"lz-analyze b 10 foo 1": "unknown analyze option foo",
            "kata-analyze b 10 avoid b E5 1 w": "syntax error",

@@ -40,8 +40,10 @@ no ownership); the others by every analysis command."""
 class AnalyzeRequest:
     """What an analysis command asked for: the colour ``who`` to analyse,
     the ``interval`` between info lines in seconds, ``max_moves``
-    candidates at most (None: all; ``minmoves`` is accepted but imago lists
-    only the moves it searched), ``ownership`` and ``ownership_stdev``
+    candidates at most (None: all), at least ``min_moves`` where the
+    search has not visited so many (KataGo's ``minmoves``: the legal moves
+    it has not visited fill the list, highest prior first, with 0 visits),
+    ``ownership`` and ``ownership_stdev``
     (KataGo's ``ownershipStdev``), the same after each candidate
     (``moves_ownership``, ``moves_ownership_stdev``), ``pv_visits`` and
     ``pv_edge_visits`` (each move of a candidate's line with its visits),
@@ -53,6 +55,7 @@ class AnalyzeRequest:
     who: int
     interval: float = DEFAULT_INTERVAL
     max_moves: Optional[int] = None
+    min_moves: int = 0
     ownership: bool = False
     ownership_stdev: bool = False
     moves_ownership: bool = False
@@ -63,11 +66,18 @@ class AnalyzeRequest:
     avoid: set[Optional[int]] = field(default_factory=set)
     allow: Optional[set[Optional[int]]] = None
 
-    def shown(self, results: list[SearchResult]) -> list[SearchResult]:
-        """The candidates to list, in order."""
-        kept = [r for r in results if r.point not in self.avoid
-                and (self.allow is None or r.point in self.allow)]
+    def listed(self, search: PUCTSearch, root: Optional[SearchNode] = None
+               ) -> list[SearchResult]:
+        """The candidates of a search of ``root`` (default: the search's)
+        to list, in order."""
+        kept = self._kept(search.results(root, limit=search.size ** 2 + 1))
+        if len(kept) < self.min_moves:
+            kept += self._kept(search.unvisited_results(root))[:self.min_moves - len(kept)]
         return kept if self.max_moves is None else kept[:self.max_moves]
+
+    def _kept(self, results: list[SearchResult]) -> list[SearchResult]:
+        return [r for r in results if r.point not in self.avoid
+                and (self.allow is None or r.point in self.allow)]
 
 
 def _count(engine: GameEngine, text: str) -> int:
@@ -108,7 +118,7 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
         if key == "interval":
             request.interval = _count(engine, values[0]) / 100.0
         elif key == "minmoves":
-            _count(engine, values[0])
+            request.min_moves = _count(engine, values[0])
         elif key == "maxmoves":
             request.max_moves = _count(engine, values[0])
         elif key in FLAGS:
@@ -329,11 +339,10 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     state = engine.state
     search = engine.analysis_search()
     extras = LineExtras(engine, request, kata)
-    size = state.size
     while not stream.interrupted():
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
                           stop=stream.interrupted, early_stop=False)
-        results = request.shown(search.results(root, limit=size * size + 1))
+        results = request.listed(search, root)
         if results and not stream.line(extras.line(search, root, results)):
             break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
@@ -362,11 +371,10 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
         raise GtpError("avoid and allow are not supported by genmove_analyze")
     who = request.who
     stream.begin()
-    size = engine.state.size
     extras = LineExtras(engine, request, kata)
 
     def progress(search: PUCTSearch) -> None:
-        results = request.shown(search.results(limit=size * size + 1))
+        results = request.listed(search)
         if results:
             stream.line(extras.line(search, search.root, results))
 

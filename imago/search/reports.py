@@ -4,7 +4,8 @@ GTP analysis, the analysis engine and the match tools report them.
 
 :class:`SearchReports` is a mixin of :class:`imago.search.puct.PUCTSearch`:
 it reads the search's ``root``, ``size``, ``scored``, ``point_of``,
-``lcb_z`` and ``lcb_min_share`` and changes nothing."""
+``root_board``, ``root_color``, ``lcb_z`` and ``lcb_min_share`` and
+changes nothing."""
 
 from __future__ import annotations
 
@@ -183,6 +184,30 @@ class SearchReports:
                                     float(priors[action]), float(min(max(lcb, 0.0), 1.0)), pv,
                                     float(root.scores[edge] / n) if self.scored else None,
                                     pv_visits, None if owned is None else score_stdev(owned)))
+        return out
+
+    def unvisited_results(self, root: Optional[SearchNode] = None) -> list[SearchResult]:
+        """The legal root moves the search has not visited, highest prior
+        first (KataGo's ``minmoves`` lists some): each with 0 visits, the
+        root's win rate and lead (no line below the move has been read),
+        a lower confidence bound of 0 (nothing confirms it) and its line
+        the move alone."""
+        root = root or self.root
+        if root is None or not root.expanded:
+            return []
+        priors = root.choice_priors()
+        visited = set(root.moves[root.visits > 0].tolist())
+        summary = self.summary(root)
+        out = []
+        for action in np.argsort(-priors, kind="stable").tolist():
+            if priors[action] <= 0:
+                break
+            point = self.point_of(action)
+            if action in visited or (point is not None and self.root_board.illegal_reason(
+                    point, self.root_color) is not None):
+                continue
+            out.append(SearchResult(point, 0, summary.winrate, float(priors[action]), 0.0,
+                                    [point], summary.score_lead, [0]))
         return out
 
     def chosen_action(self, root: Optional[SearchNode] = None) -> int:
