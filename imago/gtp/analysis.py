@@ -11,6 +11,7 @@ input arrives.
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
@@ -70,14 +71,15 @@ class AnalyzeRequest:
                ) -> list[SearchResult]:
         """The candidates of a search of ``root`` (default: the search's)
         to list, in order."""
-        kept = self._kept(search.results(root, limit=search.size ** 2 + 1))
+        kept = [r for r in search.results(root, limit=search.size ** 2 + 1) if self._kept(r)]
         if len(kept) < self.min_moves:
-            kept += self._kept(search.unvisited_results(root))[:self.min_moves - len(kept)]
+            more = (r for r in search.unvisited_results(root) if self._kept(r))
+            kept += itertools.islice(more, self.min_moves - len(kept))
         return kept if self.max_moves is None else kept[:self.max_moves]
 
-    def _kept(self, results: list[SearchResult]) -> list[SearchResult]:
-        return [r for r in results if r.point not in self.avoid
-                and (self.allow is None or r.point in self.allow)]
+    def _kept(self, result: SearchResult) -> bool:
+        return result.point not in self.avoid and (self.allow is None
+                                                   or result.point in self.allow)
 
 
 def _count(engine: GameEngine, text: str) -> int:

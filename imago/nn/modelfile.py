@@ -60,7 +60,6 @@ def size_problem(meta: dict[str, Any], size: int) -> Optional[str]:
             f"{', '.join(f'{s}x{s}' for s in sizes)} boards, not {size}x{size}")
 
 
-
 def check_model_size(path: str | os.PathLike, size: int) -> None:
     """ValueError naming ``path`` when the model there is not made for
     ``size``x``size`` boards (:func:`size_problem`); :func:`read_metadata`'s
@@ -68,6 +67,7 @@ def check_model_size(path: str | os.PathLike, size: int) -> None:
     problem = size_problem(read_metadata(path), size)
     if problem is not None:
         raise ValueError(f"{path}: {problem}")
+
 
 class ModelFile:
     """A model file whose network ``loader(path)`` loads once, on first use

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 import numpy as np
 
@@ -186,29 +186,28 @@ class SearchReports:
                                     pv_visits, None if owned is None else score_stdev(owned)))
         return out
 
-    def unvisited_results(self, root: Optional[SearchNode] = None) -> list[SearchResult]:
+    def unvisited_results(self, root: Optional[SearchNode] = None) -> Iterator[SearchResult]:
         """The legal root moves the search has not visited, highest prior
-        first (KataGo's ``minmoves`` lists some): each with 0 visits, the
-        root's win rate and lead (no line below the move has been read),
-        a lower confidence bound of 0 (nothing confirms it) and its line
-        the move alone."""
+        first (KataGo's ``minmoves`` lists some), lazily: a caller that
+        wants a few checks the legality of no more moves than it takes.
+        Each has 0 visits, the root's win rate and lead (no line below the
+        move has been read), a lower confidence bound of 0 (nothing
+        confirms it) and its line the move alone."""
         root = root or self.root
         if root is None or not root.expanded:
-            return []
+            return
         priors = root.choice_priors()
         visited = set(root.moves[root.visits > 0].tolist())
         summary = self.summary(root)
-        out = []
         for action in np.argsort(-priors, kind="stable").tolist():
             if priors[action] <= 0:
-                break
+                return
             point = self.point_of(action)
             if action in visited or (point is not None and self.root_board.illegal_reason(
                     point, self.root_color) is not None):
                 continue
-            out.append(SearchResult(point, 0, summary.winrate, float(priors[action]), 0.0,
-                                    [point], summary.score_lead, [0]))
-        return out
+            yield SearchResult(point, 0, summary.winrate, float(priors[action]), 0.0,
+                               [point], summary.score_lead, [0])
 
     def chosen_action(self, root: Optional[SearchNode] = None) -> int:
         """The move to play after a search of ``root`` (default: the
