@@ -35,11 +35,13 @@ import time
 from pathlib import Path
 
 from imago.bench import random_positions
+from imago.nn.modelfile import MODELS_DIR
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent.parent
-MODELS = REPO / "models"
+MODELS = MODELS_DIR
+"""The networks measured: the shipped ones."""
 DATA = REPO.parent / "shared" / "data"
 
 

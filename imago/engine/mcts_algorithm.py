@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
 import time
 from typing import Any, Callable, Optional
@@ -80,7 +81,8 @@ def model_for_size(model: Any, size: int) -> Any:
     """What the ``model`` option means on ``size`` boards: ``default`` the
     shipped network of that size (its path), a name in :data:`NO_MODEL` (or
     ``default`` where no network is shipped) None, for random playouts; a
-    path or model file as it is."""
+    path as it is, or the shipped network a name means
+    (:func:`imago.nn.modelfile.find_model`); a model object as it is."""
     if model == "default":
         from imago.nn.evaluator import default_model_path
 
@@ -88,6 +90,10 @@ def model_for_size(model: Any, size: int) -> Any:
         return None if path is None else str(path)
     if model is not None and str(model).lower() in NO_MODEL:
         return None
+    if isinstance(model, (str, os.PathLike)):
+        from imago.nn.modelfile import find_model  # a shipped network's name
+
+        return str(find_model(model))
     return model
 
 

@@ -25,11 +25,10 @@ import numpy as np
 from imago.game import BLACK
 
 from .features import DEFAULT_KOMI, HISTORY, ownership_cells
-from .modelfile import ModelFile, network_of
+from .modelfile import MODELS_DIR, ModelFile, network_of
 
 log = logging.getLogger("imago.nn")
 
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = MODELS_DIR / "soup.keras"
 """The shipped network of the board sizes without one of their own
 (:data:`SIZE_MODELS`), 19x19 among them: the mean of the weights

@@ -19,6 +19,34 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+MODELS_DIR = (PACKAGE_DIR / "models" if (PACKAGE_DIR / "models").is_dir()
+              else PACKAGE_DIR.parent / "models")
+"""The shipped networks: ``imago/models/`` in an installed package (setup.py
+puts the checkout's ``models/`` there), else ``models/`` beside the package
+(a checkout, or an editable install of one)."""
+
+
+def find_model(path: str | os.PathLike) -> Path:
+    """The model file ``path`` names: the file itself where there is one;
+    else, for a bare name (``multi``, ``soup9.keras``) or a path into a
+    folder called ``models`` (the README's ``models/multi.keras``), the
+    shipped network of that name (:data:`MODELS_DIR`) where there is one,
+    so that those names work from any folder once imago is installed.
+    Otherwise ``path`` unchanged, for the caller's own error."""
+    path = Path(path)
+    if path.exists() or path.parent not in (Path("."), Path("models")):
+        return path
+    name = path.name if path.suffix == ".keras" else f"{path.name}.keras"
+    shipped = MODELS_DIR / name
+    return shipped if shipped.is_file() else path
+
+
+def shipped_names() -> list[str]:
+    """The names of the shipped networks (``soup9`` for ``soup9.keras``)."""
+    return sorted(p.stem for p in MODELS_DIR.glob("*.keras"))
+
+
 class ModelSizeError(ValueError):
     """A model was loaded or used for a board size it was not made for."""
 
@@ -35,7 +63,9 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     side = metadata_path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no model at {path}")
+        names = shipped_names()
+        shipped = f" (or name a shipped network: {', '.join(names)})" if names else ""
+        raise FileNotFoundError(f"no model at {path}{shipped}")
     if path.suffix != ".keras" or not zipfile.is_zipfile(path):
         raise ValueError(f"{path} is not a Keras model file (NAME.keras, a zip archive)")
     if not side.is_file():
@@ -64,7 +94,7 @@ def check_model_size(path: str | os.PathLike, size: int) -> None:
     """ValueError naming ``path`` when the model there is not made for
     ``size``x``size`` boards (:func:`size_problem`); :func:`read_metadata`'s
     errors for a model that cannot be read."""
-    problem = size_problem(read_metadata(path), size)
+    problem = size_problem(read_metadata(find_model(path)), size)
     if problem is not None:
         raise ValueError(f"{path}: {problem}")
 
@@ -75,7 +105,7 @@ class ModelFile:
     waits for the first load instead of starting another)."""
 
     def __init__(self, path: str | os.PathLike, loader: Callable[[Path], Any]):
-        self.path = Path(path)
+        self.path = find_model(path)
         self.metadata = read_metadata(self.path)
         self._loader = loader
         self._network: Any = None

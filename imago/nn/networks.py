@@ -40,7 +40,8 @@ from .features import (SCORE_SCALE, augment_batch, encode_batch, legal_mask, num
                        symmetry_tables)
 from .losses import (TargetTop1, masked_mse, masked_ownership_mse, masked_score_huber,
                      policy_distribution_targets, value_targets, weighted_policy_crossentropy)
-from .modelfile import ModelSizeError, metadata_path, read_metadata, size_problem
+from .modelfile import (ModelSizeError, find_model, metadata_path, read_metadata,
+                        size_problem)
 from .precision import inference_precision
 
 METADATA_VERSION = 1
@@ -482,8 +483,9 @@ class NeuralNetwork:
              compile: bool = False) -> "NeuralNetwork":
         """Load a saved network (the class comes from the metadata). With
         ``board_size``, raise :class:`ModelSizeError` unless the model was
-        made for that size (or plays any size)."""
-        path = Path(path)
+        made for that size (or plays any size). ``path`` may name a shipped
+        network (:func:`~imago.nn.modelfile.find_model`)."""
+        path = find_model(path)
         meta = read_metadata(path)
         arch = meta.get("architecture")
         if arch not in ARCHITECTURES:

@@ -1,0 +1,88 @@
+"""imago installed as a package, not used from a checkout: the networks
+travel inside it, and shipped networks can be named from any folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+from imago.nn.evaluator import DEFAULT_MODEL, SIZE_MODELS
+from imago.nn.modelfile import MODELS_DIR, find_model, read_metadata, shipped_names
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGING = ["pyproject.toml", "setup.py", "README.md", "go.py", "imagocli.py", "train.py"]
+
+
+def test_a_shipped_network_is_found_by_its_name_from_any_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for given in ("soup9", "soup9.keras", "models/soup9.keras", "models/soup9"):
+        assert find_model(given) == MODELS_DIR / "soup9.keras", given
+    assert "soup9" in shipped_names() and "multi" in shipped_names()
+    mine = tmp_path / "models" / "soup9.keras"  # a file of the user's own wins
+    mine.parent.mkdir()
+    mine.write_bytes(b"")
+    assert find_model("models/soup9.keras") == Path("models/soup9.keras")
+    for unknown in ("nets/soup9.keras", "no-such-network", "/abs/soup9.keras"):
+        assert find_model(unknown) == Path(unknown)
+    with pytest.raises(FileNotFoundError, match=r"no model at no-such-network \(or name a "
+                                                r"shipped network: .*soup9"):
+        read_metadata(find_model("no-such-network"))
+
+
+def _can_build_wheels() -> bool:
+    if find_spec("setuptools") is None:
+        return False
+    import setuptools
+
+    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
+    return find_spec("wheel") is not None or (major, minor) >= (70, 1)
+
+
+@pytest.mark.skipif(not _can_build_wheels(),
+                    reason="building a wheel offline needs setuptools with wheel (or 70.1+)")
+def test_an_installed_wheel_carries_the_networks_and_plays_with_them(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in PACKAGING:
+        shutil.copy2(REPO / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.tmp*")
+    shutil.copytree(REPO / "imago", source / "imago", ignore=ignore)
+    shutil.copytree(REPO / "models", source / "models", ignore=ignore)
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                            "--no-build-isolation", "-q", ".", "-w", str(tmp_path / "dist")],
+                           cwd=source, capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr[-2000:]
+    wheel, = (tmp_path / "dist").glob("imago-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for model in [DEFAULT_MODEL, *SIZE_MODELS.values()]:
+        assert f"imago/models/{model.name}" in names
+        assert f"imago/models/{model.with_suffix('.json').name}" in names
+    modules = {str(p.relative_to(REPO)) for p in (REPO / "imago").rglob("*.py")
+               if "__pycache__" not in p.parts}
+    assert modules <= names, sorted(modules - names)[:5]
+
+    target = tmp_path / "installed"
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q",
+                              "--target", str(target), str(wheel)],
+                             capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr[-2000:]
+    probe = ("import imago, imago.nn.evaluator as e, imago.engine.algorithm as a; "
+             "print(imago.__file__); print(e.shipped_model(9)); print(a.DEFAULT_ALGORITHM); "
+             "from imago.gtp.cli import main; main(['-o', 'visits=8'])")
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    run = subprocess.run([sys.executable, "-c", probe], input="boardsize 9\ngenmove b\nquit\n",
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = run.stdout.splitlines()
+    assert Path(lines[0]).is_relative_to(target), lines[0]  # not the checkout's package
+    assert Path(lines[1]) == target / "imago" / "models" / SIZE_MODELS[9].name
+    assert lines[2] == "mcts"  # a network plays, not random playouts
+    assert any(line.startswith("= ") and len(line) > 2 for line in lines[3:]), run.stdout
+    assert "network" in run.stderr and str(target) in run.stderr
