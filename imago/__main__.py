@@ -1,23 +1,30 @@
 """``imago COMMAND ...`` (and ``python -m imago``): one executable for the
 tools that are not a GTP engine by themselves.
 
+- ``imago play``: a game in the terminal, as ``go.py`` (:mod:`imago.terminal_cli`);
+- ``imago gtp``: the GTP engine, as ``imagocli``;
 - ``imago analysis``: KataGo's JSON analysis engine (:mod:`imago.analysis`);
 - ``imago review GAME.sgf``: a whole-game review (:mod:`imago.review`);
-- ``imago gtp``: the GTP engine, as ``imagocli``.
+- ``imago train``: training and self-play, as ``train.py`` (:mod:`imago.training.cli`).
 
-Each command's module is imported only when it is chosen.
+So an installed imago does all that a checkout's scripts do. Each command's
+module is imported only when it is chosen, and is told the name it was
+called by (``imago play``) where its ``main`` takes a ``prog``.
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
 from importlib import import_module
 from typing import Optional, Sequence
 
 COMMANDS = {
+    "play": ("imago.terminal_cli", "play a game in the terminal (the same as go.py)"),
+    "gtp": ("imago.gtp.cli", "the GTP engine (the same as imagocli)"),
     "analysis": ("imago.analysis.cli", "KataGo-compatible JSON analysis engine on stdin/stdout"),
     "review": ("imago.review.cli", "review a game: annotated SGF, plot, HTML summary"),
-    "gtp": ("imago.gtp.cli", "the GTP engine (the same as imagocli)"),
+    "train": ("imago.training.cli", "train networks, self-play, the loop (the same as train.py)"),
 }
 
 
@@ -38,6 +45,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"imago: unknown command {name[:40]!r}\n{usage()}", file=sys.stderr)
         return 2
     module = import_module(COMMANDS[name][0])
+    if "prog" in inspect.signature(module.main).parameters:
+        return int(module.main(rest, prog=f"imago {name}") or 0)
     return int(module.main(rest) or 0)
 
 

@@ -3,6 +3,7 @@ travel inside it, and shipped networks can be named from any folder."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -86,3 +87,41 @@ def test_an_installed_wheel_carries_the_networks_and_plays_with_them(tmp_path):
     assert lines[2] == "mcts"  # a network plays, not random playouts
     assert any(line.startswith("= ") and len(line) > 2 for line in lines[3:]), run.stdout
     assert "network" in run.stderr and str(target) in run.stderr
+
+
+def test_the_imago_command_does_what_the_checkouts_scripts_do(monkeypatch, capsys):
+    from imago.__main__ import main
+
+    assert main([]) == 2
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+              if line.startswith("  ")]
+    assert listed == ["play", "gtp", "analysis", "review", "train"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("e5\nd5\nscore\nquit\n"))
+    assert main(["play", "--human-vs-human", "--size", "7", "--komi", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "imago: 7x7, komi 0.5." in out and "Score: " in out
+    for argv, usage in ((["play", "--help"], "usage: imago play "),
+                        (["train", "--help"], "usage: imago train "),
+                        (["train", "stream", "--help"], "usage: imago train stream "),
+                        (["train", "rl", "--help"], "usage: imago train rl ")):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 0
+        assert capsys.readouterr().out.startswith(usage), argv
+    with pytest.raises(SystemExit):
+        main(["train", "versus"])
+    assert "imago train versus: error: the following arguments" in capsys.readouterr().err
+
+
+def test_the_checkouts_scripts_keep_their_own_names(capsys):
+    from imago.training import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["stream", "--help"])
+    assert capsys.readouterr().out.startswith("usage: train.py stream ")
+    with pytest.raises(SystemExit):
+        cli.main(["--help"], prog="imago train")
+    assert capsys.readouterr().out.startswith("usage: imago train ")
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    assert capsys.readouterr().out.startswith("usage: train.py ")

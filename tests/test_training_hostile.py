@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import train as train_script
+from imago.training import cli as train_script
 from imago.training import data as D
 from imago.training.options import TrainConfig
 from imago.training.start import Checkpoint, plan_start

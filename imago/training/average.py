@@ -12,13 +12,13 @@ from typing import Optional, Sequence
 
 from imago.nn.modelfile import read_metadata
 
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .rl_trainer import PARENT_ONLY
 
 
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="train.py average", formatter_class=HelpFormatter,
+        prog=command_name("average"), formatter_class=HelpFormatter,
         description="Write a network whose weights are the element-wise mean of several\n"
                     "networks of the same shape (continuations of one parent: a model soup),\n"
                     "or with --weights any combination of them whose shares sum to 1.",
@@ -58,12 +58,12 @@ def average_main(argv: Optional[list[str]] = None) -> int:
 
     try:
         shares = combination_shares(len(args.models), args.weights)
-        command = "train.py average " + " ".join([args.output, *args.models])
+        command = f"{command_name('average')} " + " ".join([args.output, *args.models])
         if args.weights is not None:
             command += " --weights " + " ".join(map(str, args.weights))  # every digit given
         path = save_combination(args.output, args.models, shares, command)
     except (OSError, ValueError) as err:
-        print(f"train.py average: {err}", file=sys.stderr)
+        print(f"{command_name('average')}: {err}", file=sys.stderr)
         return 1
     what = "the mean" if args.weights is None else "a weighted combination"
     print(f"{Path(path)}: {what} of {len(args.models)} networks' weights")

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .rl_cli import stderr_line, training_options
 from .rl_trainer import RLTrainConfig, mix_problems
 
@@ -30,7 +30,7 @@ DEFAULTS = RLTrainConfig()
 def candidate_parser() -> argparse.ArgumentParser:
     d = DEFAULTS
     p = argparse.ArgumentParser(
-        prog="train.py candidate", formatter_class=HelpFormatter,
+        prog=command_name("candidate"), formatter_class=HelpFormatter,
         description="Continue a network on self-play positions (replay shards) as the\n"
                     "self-play loop trains its candidates: policy against the searches'\n"
                     "visits, value against the outcome mixed with the searched value,\n"
@@ -103,10 +103,10 @@ def candidate_main(argv: Optional[list[str]] = None) -> int:
                                       size=args.size, shown=args.progress, log=stderr_line,
                                       mix=mix, others=others)
     except (OSError, ValueError) as err:
-        print(f"train.py candidate: {err}", file=sys.stderr)
+        print(f"{command_name('candidate')}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("train.py candidate: interrupted; nothing was written", file=sys.stderr)
+        print(f"{command_name('candidate')}: interrupted; nothing was written", file=sys.stderr)
         return 130
     print(f"{summary['output']}: {summary['steps']} steps of {summary['batch_size']} on "
           f"{summary['window']['positions']} positions in {summary['seconds']:.0f} s")

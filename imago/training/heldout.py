@@ -24,7 +24,7 @@ from imago.nn.features import SCORE_SCALE
 
 from .data import HELDOUT_SHARE, default_cache_dir
 from .heldout_search import PHASES, nothing_measured
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .stream import (binary_plane_set, default_workers, make_batch, prepare_shards,
                      validation_samples)
 
@@ -142,7 +142,7 @@ def format_row(row: dict) -> str:
 
 def heldout_main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
-        prog="train.py heldout", formatter_class=HelpFormatter,
+        prog=command_name("heldout"), formatter_class=HelpFormatter,
         description="Measure networks on the games a stream run holds out (the same stable\n"
                     "split by folder and file name), per data folder and board size: policy\n"
                     "top-1, value error, ownership accuracy by game phase, score error.",
@@ -194,10 +194,10 @@ def heldout_main(argv: list[str]) -> int:
                                    args.cache_dir, averaged=args.symmetries,
                                    workers=args.workers)
     except (OSError, ValueError) as err:
-        print(f"train.py heldout: {err}", file=sys.stderr)
+        print(f"{command_name('heldout')}: {err}", file=sys.stderr)
         return 1
     if not rows:
-        print(f"train.py heldout: nothing measured in {', '.join(args.folders)}",
+        print(f"{command_name('heldout')}: nothing measured in {', '.join(args.folders)}",
               file=sys.stderr)
         return 1
     return 0

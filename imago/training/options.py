@@ -162,5 +162,20 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
         return super()._get_help_string(action)
 
 
+_COMMAND = ["train.py"]
+
+
+def command_name(subcommand: str = "") -> str:
+    """How the training command is called in usage lines and messages:
+    ``train.py`` in a checkout, ``imago train`` once installed
+    (:func:`set_command_name`), with ``subcommand`` after it."""
+    return f"{_COMMAND[0]} {subcommand}".strip()
+
+
+def set_command_name(name: str) -> None:
+    """Name the training command as its user called it (see :func:`command_name`)."""
+    _COMMAND[0] = name
+
+
 __all__ = ["TrainConfig", "ARCHITECTURES", "HEADS", "NETWORK_DEFAULTS", "option_name",
-           "HelpFormatter"]
+           "HelpFormatter", "command_name", "set_command_name"]

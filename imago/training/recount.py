@@ -34,7 +34,7 @@ from imago import sgf
 from imago.match.arena import outcome
 
 from .data import owners_from_black
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .replay import outcome_targets, write_record, write_shard
 
 
@@ -162,7 +162,7 @@ def recount_folder(folder: Path, write: bool = True,
 
 def recount_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="train.py recount", formatter_class=HelpFormatter,
+        prog=command_name("recount"), formatter_class=HelpFormatter,
         description="Count the games of a self-play folder again (their last positions,\n"
                     "from the SGF records in sgf/) and rewrite the replay shards whose\n"
                     "labels change: winner, final score and ownership, and from them every\n"
@@ -184,7 +184,7 @@ def recount_main(argv: Optional[list[str]] = None) -> int:
     folder = Path(args.folder)
     missing = [str(folder / part) for part in ("replay", "sgf") if not (folder / part).is_dir()]
     if missing:
-        print(f"train.py recount: no folder {' or '.join(missing)}", file=sys.stderr)
+        print(f"{command_name('recount')}: no folder {' or '.join(missing)}", file=sys.stderr)
         return 1
     from .selfplay_run import progress_bar
 

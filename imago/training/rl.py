@@ -52,6 +52,7 @@ from .average import save_combination
 from .data import write_json
 from .expert import training_mix
 from .openings import opening_lines
+from .options import command_name
 from .replay import ReplayBuffer
 from .rl_config import RLConfig, RunFolder
 from .rl_rating import anchor_gate, anchor_visits_problem, count_once, rate, report
@@ -259,7 +260,7 @@ def _average_outputs(run: RunFolder, count: int, iteration: int, log: Log) -> No
         _copy_model(outputs[0], candidate)
     else:
         save_combination(candidate, outputs, [1 / len(outputs)] * len(outputs),
-                         f"train.py rl --dir {run.root} --average {count}")
+                         f"{command_name('rl')} --dir {run.root} --average {count}")
     log(f"rl: {candidate.stem} is the mean of {', '.join(path.stem for path in outputs)}")
 
 

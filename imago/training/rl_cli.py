@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from .openings import OPENING_SHARE, opening_lines
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .rl_config import ANCHORS, TRAIN_FROM, RLConfig, selfplay_settings_of
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
@@ -98,7 +98,7 @@ def training_options(p: argparse.ArgumentParser, defaults) -> None:
 
 def selfplay_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="train.py selfplay", formatter_class=HelpFormatter,
+        prog=command_name("selfplay"), formatter_class=HelpFormatter,
         description="Play self-play games with the tree search and store them as replay\n"
                     "shards (OUT/replay) and SGF files (OUT/sgf). Running the same command\n"
                     "again plays only the games still missing.",
@@ -122,7 +122,7 @@ def selfplay_parser() -> argparse.ArgumentParser:
 def rl_parser() -> argparse.ArgumentParser:
     d = RL_DEFAULTS
     p = argparse.ArgumentParser(
-        prog="train.py rl", formatter_class=HelpFormatter,
+        prog=command_name("rl"), formatter_class=HelpFormatter,
         description="The AlphaGo Zero loop in folder --dir: self-play with the best network,\n"
                     "train a candidate on the replay window, gate it against the best,\n"
                     "rate promoted networks against GNU Go and KataGo. Starts a run, or\n"
@@ -217,10 +217,10 @@ def selfplay_main(argv: list[str]) -> int:
                                ray=args.ray, generation=args.generation, seed=args.seed,
                                progress=args.progress, log=stderr_line, openings=openings)
     except (OSError, ValueError) as err:
-        print(f"train.py selfplay: {err}", file=sys.stderr)
+        print(f"{command_name('selfplay')}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"train.py selfplay: interrupted; the games stored are kept in {args.out}",
+        print(f"{command_name('selfplay')}: interrupted; the games stored are kept in {args.out}",
               file=sys.stderr)
         return 130
     if summary.games == 0:
@@ -263,10 +263,11 @@ def rl_main(argv: list[str]) -> int:
             run_loop(run, config, state, args.iterations, ray=args.ray, log=stderr_line,
                      progress=args.progress)
     except (OSError, ValueError) as err:
-        print(f"train.py rl: {err}", file=sys.stderr)
+        print(f"{command_name('rl')}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"train.py rl: interrupted; `train.py rl --dir {args.dir}` goes on from here",
+        name = command_name("rl")
+        print(f"{name}: interrupted; `{name} --dir {args.dir}` goes on from here",
               file=sys.stderr)
         return 130
     return 0

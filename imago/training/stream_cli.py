@@ -9,7 +9,7 @@ import sys
 
 from imago.nn.features import PLANE_SETS
 
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .stream_run import StreamConfig, run_stream
 
 DEFAULTS = StreamConfig(inputs=[], run_dir="")
@@ -26,7 +26,7 @@ def sizes_list(text: str) -> list[int]:
 
 def stream_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="train.py stream", formatter_class=HelpFormatter,
+        prog=command_name("stream"), formatter_class=HelpFormatter,
         description="Train one network on records of several board sizes at once, streaming\n"
                     "bit-packed shards from the cache (the data need not fit in memory).\n"
                     "Every --checkpoint-every steps the run folder gets a checkpoint and the\n"
@@ -112,11 +112,11 @@ def stream_main(argv: list[str]) -> int:
     try:
         run_stream(config)
     except (ValueError, OSError) as err:
-        print(f"train.py stream: {err}", file=sys.stderr)
+        print(f"{command_name('stream')}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("train.py stream: interrupted; the same command resumes at the last checkpoint",
-              file=sys.stderr)
+        print(f"{command_name('stream')}: interrupted; the same command resumes at the last "
+              "checkpoint", file=sys.stderr)
         return 130
     return 0
 

@@ -25,7 +25,7 @@ from imago.match.arena import ArenaSettings, play_arena
 from imago.nn.modelfile import check_model_size
 
 from .data import write_json
-from .options import HelpFormatter
+from .options import HelpFormatter, command_name
 from .rating import GateDecision, JsonLines, gate
 from .selfplay_run import progress_bar
 
@@ -116,7 +116,7 @@ def _records(games_log: JsonLines, names: Sequence[str]) -> list[dict]:
 def versus_parser() -> argparse.ArgumentParser:
     d = ArenaSettings()
     p = argparse.ArgumentParser(
-        prog="train.py versus", formatter_class=HelpFormatter,
+        prog=command_name("versus"), formatter_class=HelpFormatter,
         description="Two networks play each other at equal visits (colours alternating, the\n"
                     "first moves drawn from the visits so that games differ), many games at\n"
                     "once in one process, as the self-play loop's gate plays them. The games\n"
@@ -209,10 +209,10 @@ def versus_main(argv: Optional[list[str]] = None) -> int:
         records = play_versus(args.models, names, args.games, settings, out / "games.jsonl",
                               out / "sgf", seed=args.seed, progress=args.progress)
     except (OSError, ValueError) as err:
-        print(f"train.py versus: {err}", file=sys.stderr)
+        print(f"{command_name('versus')}: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("train.py versus: stopped; the same command goes on", file=sys.stderr)
+        print(f"{command_name('versus')}: stopped; the same command goes on", file=sys.stderr)
         return 130
     decision = record_of(records, names[0], args.threshold)
     verdict = "stronger" if decision.promoted else "not shown stronger"
