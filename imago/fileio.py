@@ -24,27 +24,46 @@ other threads create files); ``mkstemp`` alone would give 0o600."""
 
 
 @contextlib.contextmanager
-def replacing(path: str | os.PathLike, binary: bool = False,
-              mode_bits: Optional[int] = None) -> Iterator[IO]:
-    """A file open for writing whose contents replace ``path`` when the
-    block ends without an error: a temporary file (``.NAME.*.tmp``, unique,
-    so that two writers never share one) beside ``path``, flushed and
+def replacing_name(path: str | os.PathLike, mode_bits: Optional[int] = None,
+                   suffix: str = "") -> Iterator[str]:
+    """:func:`replacing` for a writer that wants a file name, not an open
+    file: the name of a new empty temporary file beside ``path``
+    (``.NAME.*.tmp``, unique, then ``suffix`` for a writer that insists on
+    one: Keras saves models only to names ending in ``.keras``) for the
+    block to write; when the block ends without an error, that file is
     ``fsync``-ed, given ``mode_bits`` (else the default for a new file) and
-    renamed over ``path``. On an error the temporary file is removed and
-    ``path`` is left as it was. Text is UTF-8 with ``\\n`` line ends. The
-    folder must exist; raises OSError as the writes do."""
+    renamed over ``path``. On an error it is removed and ``path`` is left
+    as it was. (The name is hidden and does not end as ``path`` does unless
+    ``suffix`` says so, so that no one listing a folder's ``*.sgf`` or
+    ``*.npz`` takes a file in the making, or one a crash left, for one.)"""
     path = os.fspath(path)
     folder, name = os.path.split(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder or ".")
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp" + suffix,
+                                         dir=folder or ".")
+    os.close(handle)
     try:
-        with (os.fdopen(handle, "wb") if binary
-              else os.fdopen(handle, "w", encoding="utf-8", newline="\n")) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
+        yield temporary
+        with open(temporary, "r+b") as written:  # writable: Windows syncs only such
+            os.fsync(written.fileno())
         os.chmod(temporary, NEW_FILE_MODE if mode_bits is None else mode_bits)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike, binary: bool = False,
+              mode_bits: Optional[int] = None) -> Iterator[IO]:
+    """A file open for writing whose contents replace ``path`` when the
+    block ends without an error: a temporary file (``.NAME.*.tmp``, unique,
+    so that two writers never share one) beside ``path``, ``fsync``-ed,
+    given ``mode_bits`` (else the default for a new file) and renamed over
+    ``path`` (:func:`replacing_name`). On an error the temporary file is
+    removed and ``path`` is left as it was. Text is UTF-8 with ``\\n`` line ends. The
+    folder must exist; raises OSError as the writes do."""
+    with replacing_name(path, mode_bits) as temporary:
+        with (open(temporary, "wb") if binary
+              else open(temporary, "w", encoding="utf-8", newline="\n")) as f:
+            yield f

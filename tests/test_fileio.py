@@ -1,11 +1,11 @@
-"""imago.fileio.replacing: a file written whole or not at all."""
+"""imago.fileio: a file written whole or not at all."""
 
 import os
 import stat
 
 import pytest
 
-from imago.fileio import NEW_FILE_MODE, replacing
+from imago.fileio import NEW_FILE_MODE, replacing, replacing_name
 
 
 def test_the_new_text_replaces_the_old_whole(tmp_path):
@@ -48,3 +48,43 @@ def test_two_writers_of_one_file_do_not_share_a_temporary_file(tmp_path):
         second.write("second\n")
     assert path.read_text() == "first\n"  # the outer block ends last
     assert os.listdir(tmp_path) == ["run.json"]
+
+
+def test_a_writer_that_wants_a_name_gets_one_with_its_suffix(tmp_path):
+    path = tmp_path / "net.keras"
+    path.write_bytes(b"old")
+    with replacing_name(path, suffix=".keras") as name:
+        assert name.endswith(".tmp.keras") and os.path.basename(name).startswith(".net.keras.")
+        with open(name, "wb") as f:  # as Keras does, by name
+            f.write(b"new")
+        assert path.read_bytes() == b"old"
+    assert path.read_bytes() == b"new"
+    assert stat.S_IMODE(path.stat().st_mode) == NEW_FILE_MODE
+    with pytest.raises(OSError):
+        with replacing_name(path, suffix=".keras") as name:
+            with open(name, "wb") as f:
+                f.write(b"half")
+            raise OSError(28, "No space left on device")
+    assert path.read_bytes() == b"new"
+    assert os.listdir(tmp_path) == ["net.keras"]
+
+
+def test_a_network_is_saved_whole_or_not_at_all(tmp_path, monkeypatch):
+    import keras
+
+    from imago.nn.networks import create_network
+
+    net = create_network("residual", 9, blocks=1, filters=8)
+    saved = net.save(tmp_path / "net.keras")
+    before = saved.read_bytes()
+
+    def broken_save(self, path, *args, **kwargs):
+        with open(path, "wb") as half:
+            half.write(b"partial")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(keras.Model, "save", broken_save)
+    with pytest.raises(OSError):
+        net.save(saved)
+    assert saved.read_bytes() == before
+    assert sorted(os.listdir(tmp_path)) == ["net.json", "net.keras"]

@@ -200,13 +200,14 @@ def test_refusals_are_readable(tmp_path, best, buffer):
 
 
 def test_no_temporary_files_left_when_saving_fails(tmp_path, best, buffer, monkeypatch):
-    from imago.nn.networks import NeuralNetwork
+    import keras
 
-    def broken_save(self, path, **metadata):
-        path.with_name(path.stem + ".tmp.keras").write_bytes(b"partial")
+    def broken_save(self, path, *args, **kwargs):  # Keras's write stops half-way
+        with open(path, "wb") as half:
+            half.write(b"partial")
         raise OSError("disk full")
 
-    monkeypatch.setattr(NeuralNetwork, "save", broken_save)
+    monkeypatch.setattr(keras.Model, "save", broken_save)
     with pytest.raises(OSError, match="disk full"):
         train_candidate(best, buffer, tmp_path / "d.keras",
                         RLTrainConfig(steps=1, batch_size=32), log=lambda _: None)

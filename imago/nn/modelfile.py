@@ -44,7 +44,7 @@ def find_model(path: str | os.PathLike) -> Path:
 
 def shipped_names() -> list[str]:
     """The names of the shipped networks (``soup9`` for ``soup9.keras``)."""
-    return sorted(p.stem for p in MODELS_DIR.glob("*.keras"))
+    return sorted(p.stem for p in MODELS_DIR.glob("*.keras") if not p.name.startswith("."))
 
 
 class ModelSizeError(ValueError):

@@ -30,7 +30,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from imago.fileio import replacing
+from imago.fileio import replacing, replacing_name
 
 from .backend import keras  # first: Keras without TensorFlow's start-up notices
 from keras import layers  # after .backend: Keras is already imported, quietly
@@ -452,8 +452,9 @@ class NeuralNetwork:
 
     def save(self, path: str | os.PathLike, include_optimizer: bool = False,
              **metadata: Any) -> Path:
-        """Save ``path`` (``.keras``) and its ``.json`` sidecar, atomically
-        (written to temporary names, then renamed). Extra keyword arguments
+        """Save ``path`` (``.keras``) and its ``.json`` sidecar, each whole or
+        not at all (:mod:`imago.fileio`: written to a temporary name, then
+        renamed). Extra keyword arguments
         (data, metrics, command, ...) go into the metadata. Without
         ``include_optimizer`` the optimizer state is dropped (smaller file)."""
         path = Path(path)
@@ -470,9 +471,8 @@ class NeuralNetwork:
             # a fresh, uncompiled copy (clone_model would keep the optimizer)
             model = self.build_model()
             model.set_weights(self.model.get_weights())
-        tmp = path.with_name(path.stem + ".tmp.keras")
-        model.save(tmp)
-        os.replace(tmp, path)
+        with replacing_name(path, suffix=".keras") as temporary:
+            model.save(temporary)
         side = metadata_path(path)
         with replacing(side) as fh:
             fh.write(json.dumps(meta, indent=2, sort_keys=True) + "\n")

@@ -223,9 +223,8 @@ def save_atomically(net, output: Path, **metadata: Any) -> Path:
         net.save(tmp, **metadata)
         os.replace(tmp_side, output.with_suffix(".json"))
         os.replace(tmp, output)
-    finally:
-        for leftover in (tmp, tmp_side, tmp.with_name(tmp.stem + ".tmp.keras"),
-                         tmp_side.with_name(tmp_side.name + ".tmp")):
+    finally:  # the save's own temporary files are gone whatever happened (imago.fileio)
+        for leftover in (tmp, tmp_side):
             leftover.unlink(missing_ok=True)
     return output
 
