@@ -125,3 +125,13 @@ def test_the_checkouts_scripts_keep_their_own_names(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert capsys.readouterr().out.startswith("usage: train.py ")
+
+
+def test_the_analysis_engine_takes_a_shipped_networks_name_too(tmp_path, monkeypatch):
+    from imago.analysis.cli import _model
+
+    monkeypatch.chdir(tmp_path)
+    assert _model("multi") == _model("models/multi.keras") == str(MODELS_DIR / "multi.keras")
+    assert _model("kata1-b18c384.bin.gz") == "default"  # KaTrain's KataGo network: noted
+    with pytest.raises(ValueError, match="model not found: mine.keras .shipped networks: "):
+        _model("mine.keras")

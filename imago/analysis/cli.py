@@ -146,18 +146,22 @@ def engine_options(config: dict[str, str]) -> dict:
 
 
 def _model(model: str) -> str:
-    """The model to load: a ``.keras`` file as given, ``default`` and
+    """The model to load: a ``.keras`` file as given, a shipped network by
+    its name (:func:`imago.nn.modelfile.find_model`), ``default`` and
     ``none`` as they are, anything else noted and replaced by the default."""
     if model.lower() in ("default", "none", "playouts"):
         return model
-    path = Path(model)
+    from imago.nn.modelfile import find_model, shipped_names  # no Keras
+
+    path = find_model(model)
     if path.suffix != ".keras":
         log.warning("imago analysis: %s is not an imago .keras model; using the shipped "
                     "network", model)
         return "default"
     if not path.is_file():
-        raise ValueError(f"model not found: {model}")
-    return model
+        raise ValueError(f"model not found: {model} (shipped networks: "
+                         f"{', '.join(shipped_names())})")
+    return str(path)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
