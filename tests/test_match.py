@@ -458,3 +458,55 @@ def test_an_engine_that_always_fails_at_its_start_loses_with_a_full_record(tmp_p
     assert "W+F (crash, 0 moves: broken exited (code 2))" in out
     record = (games / "game-001.sgf").read_text()
     assert "PB[broken]" in record and "RE[W+F]" in record
+
+
+def processes_per_game(log) -> list[int]:
+    """The process ids of a scripted engine's games, one per clear_board."""
+    return [int(line.split()[1]) for line in log.read_text().splitlines()
+            if line.startswith("pid ")]
+
+
+PID_AT_EACH_GAME = 'if cmd == "clear_board":\n    log.write(f"pid {os.getpid()}\\n")\n'
+
+
+@pytest.mark.parametrize("concurrent", [1, 2])
+def test_kept_engines_go_on_from_game_to_game(tmp_path, capsys, concurrent):
+    engine = scripted_engine(tmp_path, "kept", PID_AT_EACH_GAME)
+    status, out, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "4",
+                                  "--size", "5", "--referee", "imago", "--keep-engines",
+                                  "--concurrent", str(concurrent)], capsys)
+    assert status == 0, err
+    assert "\n4 games\n" in out
+    pids = processes_per_game(tmp_path / "kept.log")
+    assert len(pids) == 4 and len(set(pids)) <= concurrent
+    # every process got its quit: the games' and the one asked for its name at the start
+    assert (tmp_path / "kept.log").read_text().count("quit") == len(set(pids)) + 1
+
+
+def test_without_keep_engines_or_with_a_game_seed_each_game_starts_anew(tmp_path, capsys):
+    engine = scripted_engine(tmp_path, "fresh", PID_AT_EACH_GAME)
+    for extra in ([], ["--keep-engines", "--engine1", f"{engine} {{game}}"]):
+        (tmp_path / "fresh.log").unlink(missing_ok=True)
+        status, _, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "3",
+                                    "--size", "5", "--referee", "imago", *extra], capsys)
+        assert status == 0, err
+        assert len(set(processes_per_game(tmp_path / "fresh.log"))) == 3, extra
+
+
+def test_a_kept_engine_that_lost_on_time_is_replaced(tmp_path, capsys):
+    slept = tmp_path / "slept"
+    body = PID_AT_EACH_GAME + textwrap.dedent(f"""\
+        if cmd == "genmove" and not os.path.exists(r"{slept}"):  # the match's first move
+            open(r"{slept}", "w").close()
+            import time
+            time.sleep(4)
+    """)
+    engine = scripted_engine(tmp_path, "slow", body)
+    status, out, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "3",
+                                  "--size", "5", "--referee", "imago", "--keep-engines",
+                                  "--time", "0.1", "--name1", "slow", "--name2", "imago"],
+                                 capsys)
+    assert status == 0, err
+    assert "game 1: B slow - W imago: W+T (time," in out and out.count("(time,") == 1
+    pids = processes_per_game(tmp_path / "slow.log")
+    assert len(pids) == 3 and pids[0] != pids[1] == pids[2]

@@ -83,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrent", type=int, default=1, metavar="N",
                         help="games played at once, each with engine processes of its own "
                              "(colours and {game} seeds stay those of the game's number)")
+    parser.add_argument("--keep-engines", action="store_true",
+                        help="keep each engine running from game to game (clear_board "
+                             "starts each) instead of starting it anew, sparing its start-up; "
+                             "a command with {game} still starts anew, and an engine that "
+                             "crashed or lost on time is replaced")
     parser.add_argument("--show-stderr", action="store_true",
                         help="let the engines' stderr through")
     return parser
@@ -199,7 +204,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         names = [names[0] + " (1)", names[1] + " (2)"]
     settings = MatchSettings((args.engine1, args.engine2), (names[0], names[1]), args.games,
                              args.size, args.komi, args.time, args.max_moves, args.sgf_dir,
-                             first_sgf, args.show_stderr, args.concurrent)
+                             first_sgf, args.show_stderr, args.concurrent,
+                             args.keep_engines)
     match = Match(settings, referee)
     at_once = f", {args.concurrent} at once" if args.concurrent > 1 else ""
     print(f"match: {names[0]} vs {names[1]}, {args.games} games{at_once}, "

@@ -246,6 +246,7 @@ class MatchSettings:
     first_sgf: int = 1                    # number of the first SGF file written
     show_stderr: bool = False
     concurrent: int = 1                   # games at once, each with engines of its own
+    keep_engines: bool = False            # engines go on from game to game (see Match)
 
 
 SET_UP_RETRIES = 1
@@ -265,7 +266,14 @@ class Match:
     :attr:`stats` and :attr:`records` always hold the games finished so far,
     each saved as SGF when it ends, so a match stopped early loses only the
     games in play. A game's number alone sets its colours and its ``{game}``
-    seed, so concurrency changes the order games end in, not the games."""
+    seed, so concurrency changes the order games end in, not the games.
+
+    With ``keep_engines``, an engine whose command has no ``{game}`` goes on
+    from game to game (``clear_board`` starts each), sparing its start-up
+    (imago's is seconds: TensorFlow and a network), one process for each
+    game played at once; one that crashed, lost on time (it may still be
+    thinking) or failed at its start is closed and the next game starts a
+    new one."""
 
     def __init__(self, settings: MatchSettings, referee: Referee):
         self.settings = settings
@@ -273,7 +281,8 @@ class Match:
         self.stats = [EngineStats(settings.names[0]), EngineStats(settings.names[1])]
         self.records: list[GameRecord] = []
         self._lock = threading.Lock()
-        self._live: list[GTPClient] = []      # engines of the games in play
+        self._live: list[GTPClient] = []      # engines of the games in play, and idle ones
+        self._idle: tuple[list[GTPClient], list[GTPClient]] = ([], [])  # kept, by engine
         self._stopping = False
 
     @property
@@ -300,6 +309,8 @@ class Match:
                 if record.number not in shown:
                     show(record)
             raise
+        finally:
+            self._close_idle()
 
     def _play_all(self, show) -> None:
         """The games not played yet, each record through ``show`` as it ends."""
@@ -329,13 +340,49 @@ class Match:
             if client.process.poll() is None:
                 client.process.kill()
 
-    def _start_engine(self, command: str, name: str, stderr) -> GTPClient:
+    def _start_engine(self, index: int, command: str, stderr) -> GTPClient:
+        """Engine ``index``'s process for a game: a kept one that is idle
+        (:attr:`MatchSettings.keep_engines`), else a new one."""
         with self._lock:
             if self._stopping:
                 raise MatchStopped
-            client = GTPClient(command, name=name, stderr=stderr)
+            while self._idle[index]:
+                client = self._idle[index].pop()
+                if client.process.poll() is None:
+                    return client
+                self._live.remove(client)
+            client = GTPClient(command, name=self.settings.names[index], stderr=stderr)
             self._live.append(client)
             return client
+
+    def _keeps(self, index: int) -> bool:
+        """Whether engine ``index`` goes on from game to game."""
+        return self.settings.keep_engines and "{game}" not in self.settings.commands[index]
+
+    def _release(self, index: int, client: GTPClient, healthy: bool) -> None:
+        """A game's engine when the game is over: kept for the next game
+        where it may be and is ``healthy``, else closed."""
+        if healthy and self._keeps(index) and client.process.poll() is None:
+            with self._lock:
+                if not self._stopping:
+                    self._idle[index].append(client)
+                    return
+        self._close(client)
+
+    def _close(self, client: GTPClient) -> None:
+        client.close()
+        with self._lock:
+            if client in self._live:
+                self._live.remove(client)
+
+    def _close_idle(self) -> None:
+        """Close the engines kept for a next game: the match is over."""
+        with self._lock:
+            idle = [client for kept in self._idle for client in kept]
+            for kept in self._idle:
+                kept.clear()
+        for client in idle:
+            self._close(client)
 
     def play_game(self, number: int) -> GameRecord:
         """Game ``number`` of this match (from 0). Games are numbered on from
@@ -373,20 +420,22 @@ class Match:
         commands = [c.replace("{game}", str(game_number)) for c in s.commands]
         stderr = None if s.show_stderr else subprocess.DEVNULL
         clients: list[GTPClient] = []
+        record: Optional[GameRecord] = None
         try:
             for i in order:
                 try:
-                    clients.append(self._start_engine(commands[i], s.names[i], stderr))
+                    clients.append(self._start_engine(i, commands[i], stderr))
                 except OSError as err:
                     raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
                                   f"{commands[i]!r} ({err.strerror or err})") from None
-            return play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
-                             s.max_moves or 3 * s.size * s.size, self.referee)
+            record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
+                                     s.max_moves or 3 * s.size * s.size, self.referee)
+            return record, game
         finally:
-            for client in clients:
-                client.close()
-            with self._lock:
-                self._live = [c for c in self._live if c not in clients]
+            healthy = record is not None and not record.before_play and \
+                record.reason not in ("crash", "time")
+            for i, client in zip(order, clients):
+                self._release(i, client, healthy)
 
     def _count(self, record: GameRecord, order: tuple[int, int]) -> None:
         """Add a finished game to the engines' totals and the records."""
