@@ -5,7 +5,8 @@ tools that are not a GTP engine by themselves.
 - ``imago gtp``: the GTP engine, as ``imagocli``;
 - ``imago analysis``: KataGo's JSON analysis engine (:mod:`imago.analysis`);
 - ``imago review GAME.sgf``: a whole-game review (:mod:`imago.review`);
-- ``imago train``: training and self-play, as ``train.py`` (:mod:`imago.training.cli`).
+- ``imago train``: training and self-play, as ``train.py`` (:mod:`imago.training.cli`);
+- ``imago match``: two GTP engines against each other (:mod:`imago.match`).
 
 So an installed imago does all that a checkout's scripts do. Each command's
 module is imported only when it is chosen, and is told the name it was
@@ -25,11 +26,13 @@ COMMANDS = {
     "analysis": ("imago.analysis.cli", "KataGo-compatible JSON analysis engine on stdin/stdout"),
     "review": ("imago.review.cli", "review a game: annotated SGF, plot, HTML summary"),
     "train": ("imago.training.cli", "train networks, self-play, the loop (the same as train.py)"),
+    "match": ("imago.match.cli", "two GTP engines against each other, refereed and recorded"),
 }
 
 
 def usage() -> str:
-    lines = ["usage: imago COMMAND [options]  (imago COMMAND --help for each)", "",
+    lines = ["usage: imago COMMAND [options]  (imago COMMAND --help for each; imago --version)",
+             "",
              "commands:"]
     lines += [f"  {name:<9} {summary}" for name, (_, summary) in COMMANDS.items()]
     return "\n".join(lines)
@@ -40,6 +43,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(usage())
         return 0 if args else 2
+    if args[0] == "--version":
+        from imago import __version__
+
+        print(f"imago {__version__}")
+        return 0
     name, rest = args[0], args[1:]
     if name not in COMMANDS:
         print(f"imago: unknown command {name[:40]!r}\n{usage()}", file=sys.stderr)

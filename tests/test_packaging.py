@@ -95,7 +95,8 @@ def test_the_imago_command_does_what_the_checkouts_scripts_do(monkeypatch, capsy
     assert main([]) == 2
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()
               if line.startswith("  ")]
-    assert listed == ["play", "gtp", "analysis", "review", "train"]
+    assert listed == ["play", "gtp", "analysis", "review", "train", "match"]
+    assert main(["--version"]) == 0 and capsys.readouterr().out.startswith("imago 0.")
     monkeypatch.setattr(sys, "stdin", io.StringIO("e5\nd5\nscore\nquit\n"))
     assert main(["play", "--human-vs-human", "--size", "7", "--komi", "0.5"]) == 0
     out = capsys.readouterr().out
@@ -103,7 +104,8 @@ def test_the_imago_command_does_what_the_checkouts_scripts_do(monkeypatch, capsy
     for argv, usage in ((["play", "--help"], "usage: imago play "),
                         (["train", "--help"], "usage: imago train "),
                         (["train", "stream", "--help"], "usage: imago train stream "),
-                        (["train", "rl", "--help"], "usage: imago train rl ")):
+                        (["train", "rl", "--help"], "usage: imago train rl "),
+                        (["match", "--help"], "usage: imago match ")):
         with pytest.raises(SystemExit) as done:
             main(argv)
         assert done.value.code == 0

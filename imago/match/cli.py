@@ -45,14 +45,14 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
         return super()._get_help_string(action)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m imago.match") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m imago.match", formatter_class=HelpFormatter,
+        prog=prog, formatter_class=HelpFormatter,
         description="Play two GTP engines against each other, alternating colours. Every\n"
                     "move is checked with imago's rules; an illegal move, a crash or a move\n"
                     "over the time limit loses the game. Engines are checked before the\n"
                     "first game; Ctrl-C reports the games finished.",
-        epilog='example:\n  python -m imago.match --engine1 "python imagocli.py --time 1" \\\n'
+        epilog=f'example:\n  {prog} --engine1 "python imagocli.py --time 1" \\\n'
                '      --engine2 "gnugo --mode gtp --level 10 --seed {game}" \\\n'
                '      --games 20 --size 9 --komi 7.5 --time 1 --sgf-dir games/')
     parser.add_argument("--engine1", required=True, metavar="COMMAND",
@@ -185,9 +185,9 @@ def probe_engine(command: str, size: int, option: str,
     return f"{name} {version}".strip() or os.path.basename(client.command[0])
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None, prog: str = "python -m imago.match") -> int:
     """Run the match the command line asks for; the exit status."""
-    parser = build_parser()
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     problems = option_problems(args)
     if problems:
