@@ -61,8 +61,8 @@ def replacing(path: str | os.PathLike, binary: bool = False,
     so that two writers never share one) beside ``path``, ``fsync``-ed,
     given ``mode_bits`` (else the default for a new file) and renamed over
     ``path`` (:func:`replacing_name`). On an error the temporary file is
-    removed and ``path`` is left as it was. Text is UTF-8 with ``\\n`` line ends. The
-    folder must exist; raises OSError as the writes do."""
+    removed and ``path`` is left as it was. Text is UTF-8 with ``\\n`` line
+    ends. The folder must exist; raises OSError as the writes do."""
     with replacing_name(path, mode_bits) as temporary:
         with (open(temporary, "wb") if binary
               else open(temporary, "w", encoding="utf-8", newline="\n")) as f:

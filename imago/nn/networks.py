@@ -454,9 +454,9 @@ class NeuralNetwork:
              **metadata: Any) -> Path:
         """Save ``path`` (``.keras``) and its ``.json`` sidecar, each whole or
         not at all (:mod:`imago.fileio`: written to a temporary name, then
-        renamed). Extra keyword arguments
-        (data, metrics, command, ...) go into the metadata. Without
-        ``include_optimizer`` the optimizer state is dropped (smaller file)."""
+        renamed). Extra keyword arguments (data, metrics, command, ...) go
+        into the metadata. Without ``include_optimizer`` the optimizer state
+        is dropped (smaller file)."""
         path = Path(path)
         if path.suffix != ".keras":
             path = path.with_suffix(".keras")
