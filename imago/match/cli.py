@@ -87,7 +87,8 @@ def build_parser(prog: str = "python -m imago.match") -> argparse.ArgumentParser
                         help="keep each engine running from game to game (clear_board "
                              "starts each) instead of starting it anew, sparing its start-up; "
                              "a command with {game} still starts anew, and an engine that "
-                             "crashed or lost on time is replaced")
+                             "crashed or lost on time is replaced (an engine's random state "
+                             "runs on across games)")
     parser.add_argument("--show-stderr", action="store_true",
                         help="let the engines' stderr through")
     return parser
