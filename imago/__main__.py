@@ -6,7 +6,8 @@ tools that are not a GTP engine by themselves.
 - ``imago analysis``: KataGo's JSON analysis engine (:mod:`imago.analysis`);
 - ``imago review GAME.sgf``: a whole-game review (:mod:`imago.review`);
 - ``imago train``: training and self-play, as ``train.py`` (:mod:`imago.training.cli`);
-- ``imago match``: two GTP engines against each other (:mod:`imago.match`).
+- ``imago match``: two GTP engines against each other (:mod:`imago.match`);
+- ``imago models``: the shipped networks (:mod:`imago.models_cli`).
 
 So an installed imago does all that a checkout's scripts do. Each command's
 module is imported only when it is chosen, and is told the name it was
@@ -16,6 +17,7 @@ called by (``imago play``) where its ``main`` takes a ``prog``.
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 from importlib import import_module
 from typing import Optional, Sequence
@@ -27,6 +29,7 @@ COMMANDS = {
     "review": ("imago.review.cli", "review a game: annotated SGF, plot, HTML summary"),
     "train": ("imago.training.cli", "train networks, self-play, the loop (the same as train.py)"),
     "match": ("imago.match.cli", "two GTP engines against each other, refereed and recorded"),
+    "models": ("imago.models_cli", "the shipped networks, and which plays each board size"),
 }
 
 
@@ -53,9 +56,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"imago: unknown command {name[:40]!r}\n{usage()}", file=sys.stderr)
         return 2
     module = import_module(COMMANDS[name][0])
-    if "prog" in inspect.signature(module.main).parameters:
-        return int(module.main(rest, prog=f"imago {name}") or 0)
-    return int(module.main(rest) or 0)
+    try:
+        if "prog" in inspect.signature(module.main).parameters:
+            return int(module.main(rest, prog=f"imago {name}") or 0)
+        return int(module.main(rest) or 0)
+    except BrokenPipeError:  # the reader went away (imago models | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

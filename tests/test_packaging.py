@@ -97,7 +97,7 @@ def test_the_imago_command_does_what_the_checkouts_scripts_do(monkeypatch, capsy
     assert main([]) == 2
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()
               if line.startswith("  ")]
-    assert listed == ["play", "gtp", "analysis", "review", "train", "match"]
+    assert listed == ["play", "gtp", "analysis", "review", "train", "match", "models"]
     assert main(["--version"]) == 0 and capsys.readouterr().out.startswith("imago 0.")
     monkeypatch.setattr(sys, "stdin", io.StringIO("e5\nd5\nscore\nquit\n"))
     assert main(["play", "--human-vs-human", "--size", "7", "--komi", "0.5"]) == 0
@@ -139,3 +139,35 @@ def test_the_analysis_engine_takes_a_shipped_networks_name_too(tmp_path, monkeyp
     assert _model("kata1-b18c384.bin.gz") == "default"  # KaTrain's KataGo network: noted
     with pytest.raises(ValueError, match="model not found: mine.keras .shipped networks: "):
         _model("mine.keras")
+
+
+def test_imago_models_lists_the_shipped_networks_and_the_defaults(capsys, tmp_path,
+                                                                  monkeypatch):
+    import json
+
+    from imago.__main__ import main
+    from imago.nn import modelfile
+
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines()[1:] if line[2:3] != " "}
+    assert set(lines) == set(shipped_names())
+    for size, path in SIZE_MODELS.items():
+        assert f"[default: {size}x{size}]" in lines[path.stem]
+    assert "[default: every other size]" in lines[DEFAULT_MODEL.stem]
+    assert "residual 6x64" in lines[DEFAULT_MODEL.stem] and " MB, 20" in lines["multi"]
+    assert main(["models", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [row["name"] for row in rows] == shipped_names()
+
+    broken = tmp_path / "models"  # a folder of networks, one without readable metadata
+    broken.mkdir()
+    for name in ("multi.keras", "multi.json"):
+        shutil.copy2(MODELS_DIR / name, broken / name)
+    shutil.copy2(MODELS_DIR / "multi.keras", broken / "mine.keras")
+    (broken / "mine.json").write_text("{not json")
+    monkeypatch.setattr(modelfile, "MODELS_DIR", broken)
+    monkeypatch.setattr("imago.models_cli.MODELS_DIR", broken)
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "mine" in out and "not a model's metadata" in out and "multi  residual" in out
