@@ -4,6 +4,7 @@ travel inside it, and shipped networks can be named from any folder."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -89,6 +90,12 @@ def test_an_installed_wheel_carries_the_networks_and_plays_with_them(tmp_path):
     assert lines[2] == "mcts"  # a network plays, not random playouts
     assert any(line.startswith("= ") and len(line) > 2 for line in lines[3:]), run.stdout
     assert "network" in run.stderr and str(target) in run.stderr
+    listed = subprocess.run([sys.executable, "-m", "imago", "models", "--json"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    defaults = {row["name"]: row["default_for"] for row in map(json.loads,
+                                                               listed.stdout.splitlines())}
+    assert defaults[SIZE_MODELS[9].stem] == "9x9"
 
 
 def test_the_imago_command_does_what_the_checkouts_scripts_do(monkeypatch, capsys):
@@ -143,8 +150,6 @@ def test_the_analysis_engine_takes_a_shipped_networks_name_too(tmp_path, monkeyp
 
 def test_imago_models_lists_the_shipped_networks_and_the_defaults(capsys, tmp_path,
                                                                   monkeypatch):
-    import json
-
     from imago.__main__ import main
     from imago.nn import modelfile
 
