@@ -176,3 +176,17 @@ def test_imago_models_lists_the_shipped_networks_and_the_defaults(capsys, tmp_pa
     assert main(["models"]) == 0
     out = capsys.readouterr().out
     assert "mine" in out and "not a model's metadata" in out and "multi  residual" in out
+
+
+def test_training_commands_take_shipped_networks_by_name(tmp_path, monkeypatch, capsys):
+    from imago.training import cli
+
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "mean.keras"
+    assert cli.main(["average", str(out), "soup9", "models/soup.keras"]) == 0
+    assert out.exists() and "the mean of 2 networks" in capsys.readouterr().out
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["averaged_from"][0]["model"] == str(MODELS_DIR / "soup9.keras")
+    with pytest.raises(SystemExit):
+        cli.main(["heldout", "--model", "no-such-network", str(tmp_path)])
+    assert "no model file no-such-network" in capsys.readouterr().err

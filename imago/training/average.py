@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 from imago.nn.modelfile import read_metadata
 
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .rl_trainer import PARENT_ONLY
 
 
@@ -28,7 +28,8 @@ def average_parser() -> argparse.ArgumentParser:
                "  python train.py average past.keras models/soup.keras models/rl9s.keras "
                "--weights 1.5 -0.5")
     p.add_argument("output", metavar="OUT", help="the network to write (.keras and .json)")
-    p.add_argument("models", metavar="MODEL", nargs="+", help="two or more .keras networks")
+    p.add_argument("models", metavar="MODEL", nargs="+", type=model_argument,
+                   help="two or more .keras networks")
     p.add_argument("--weights", type=float, nargs="+", metavar="W",
                    help="each network's share, in the order given, summing to 1 (negative "
                         "shares step past the others; default: equal shares)")

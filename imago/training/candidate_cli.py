@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .rl_cli import stderr_line, training_options
 from .rl_trainer import RLTrainConfig, mix_problems
 
@@ -39,7 +39,8 @@ def candidate_parser() -> argparse.ArgumentParser:
         epilog="example (the loop's training, tried on games already played):\n"
                "  python train.py candidate --model models/residual9.keras --replay sp9 "
                "--out try.keras --steps 1200")
-    p.add_argument("--model", required=True, metavar="FILE", help="the network to continue")
+    p.add_argument("--model", required=True, metavar="FILE", type=model_argument,
+                   help="the network to continue")
     p.add_argument("--replay", required=True, metavar="DIR",
                    help="self-play positions: a `train.py selfplay` or `train.py rl` folder "
                         "(its replay/ is used) or a folder of replay shards")

@@ -40,7 +40,7 @@ import sys
 
 from imago.nn.features import PLANE_SETS
 from .options import (ARCHITECTURES, HEADS, NETWORK_DEFAULTS, HelpFormatter, TrainConfig,
-                      command_name, set_command_name)
+                      command_name, model_argument, set_command_name)
 from .signals import terminate_as_interrupt
 
 DEFAULTS = TrainConfig.defaults()
@@ -111,7 +111,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.ArgumentParser, argparse.Names
     p.add_argument("--resume", action="store_true",
                    help="go on from the last checkpoint of this run; options that contradict "
                         "it are refused")
-    p.add_argument("--init", metavar="MODEL",
+    p.add_argument("--init", metavar="MODEL", type=model_argument,
                    help="start from this trained model instead of a new network (its "
                         "architecture and plane set are used; default: a new network)")
     p.add_argument("--train-heads", nargs="+", choices=HEADS, metavar="HEAD",

@@ -24,7 +24,7 @@ from imago.nn.features import SCORE_SCALE
 
 from .data import HELDOUT_SHARE, default_cache_dir
 from .heldout_search import PHASES, nothing_measured
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .stream import (binary_plane_set, default_workers, make_batch, prepare_shards,
                      validation_samples)
 
@@ -153,6 +153,7 @@ def heldout_main(argv: list[str]) -> int:
                "--positions 300 ../shared/data/katago19")
     p.add_argument("folders", nargs="+", help="data folders, each measured on its own")
     p.add_argument("--model", action="append", required=True, metavar="FILE",
+                   type=model_argument,
                    help="a .keras network (repeat to compare several)")
     p.add_argument("--validation", type=float, default=HELDOUT_SHARE,
                    help="the share of games held out, as the stream run had it")

@@ -162,6 +162,16 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter,
         return super()._get_help_string(action)
 
 
+def model_argument(text: str) -> str:
+    """An argparse type for a network on a training command line: the file
+    named, or the shipped network a name means (``soup9``,
+    ``models/soup9.keras`` from any folder;
+    :func:`imago.nn.modelfile.find_model`), as the path to use."""
+    from imago.nn.modelfile import find_model  # no Keras
+
+    return str(find_model(text))
+
+
 _COMMAND = ["train.py"]
 
 
@@ -178,4 +188,4 @@ def set_command_name(name: str) -> None:
 
 
 __all__ = ["TrainConfig", "ARCHITECTURES", "HEADS", "NETWORK_DEFAULTS", "option_name",
-           "HelpFormatter", "command_name", "set_command_name"]
+           "HelpFormatter", "command_name", "set_command_name", "model_argument"]

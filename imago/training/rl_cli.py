@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from .openings import OPENING_SHARE, opening_lines
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .rl_config import ANCHORS, TRAIN_FROM, RLConfig, selfplay_settings_of
 from .rl_trainer import MIX_SHARE, OTHER_SIZES_SHARE
 from .search_play import SelfPlaySettings, komi_spread_problem
@@ -103,7 +103,7 @@ def selfplay_parser() -> argparse.ArgumentParser:
                     "shards (OUT/replay) and SGF files (OUT/sgf). Running the same command\n"
                     "again plays only the games still missing.",
         epilog=CLUSTER)
-    p.add_argument("--model", metavar="FILE",
+    p.add_argument("--model", metavar="FILE", type=model_argument,
                    help="network (default: the shipped network of --size)")
     p.add_argument("--games", type=int, required=True, metavar="N",
                    help="games the folder should hold for this generation")
@@ -129,7 +129,7 @@ def rl_parser() -> argparse.ArgumentParser:
                     "goes on with the one in --dir where it stopped (kill -9 included).",
         epilog=CLUSTER)
     p.add_argument("--dir", required=True, metavar="RUN", help="the run's folder")
-    p.add_argument("--model", metavar="FILE",
+    p.add_argument("--model", metavar="FILE", type=model_argument,
                    help="starting network of a new run (default: the shipped network "
                         "of --size)")
     p.add_argument("--new-size", action="store_true",

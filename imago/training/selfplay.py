@@ -34,7 +34,7 @@ from imago.game.state import settings_problem
 from imago.nn.evaluator import NetworkEvaluator
 from imago.nn.features import point_to_move
 
-from .options import HelpFormatter
+from .options import HelpFormatter, model_argument
 from .start import writable_folder
 
 PASS_MOVE = None
@@ -155,7 +155,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         description="Play the policy network against itself and save the games as SGF\n"
                     "(training data for the value head: train.py --init MODEL "
                     "--train-heads value).")
-    parser.add_argument("--model", default=None, metavar="FILE",
+    parser.add_argument("--model", default=None, metavar="FILE", type=model_argument,
                         help="network file (default: the shipped network of --size)")
     parser.add_argument("--games", type=int, default=1000, metavar="N",
                         help="games to play")

@@ -9,7 +9,7 @@ import sys
 
 from imago.nn.features import PLANE_SETS
 
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .stream_run import StreamConfig, run_stream
 
 DEFAULTS = StreamConfig(inputs=[], run_dir="")
@@ -54,7 +54,7 @@ def stream_parser() -> argparse.ArgumentParser:
                    help="residual blocks of a new network")
     p.add_argument("--filters", type=int, default=DEFAULTS.filters, metavar="N",
                    help="filters of a new network")
-    p.add_argument("--init", metavar="MODEL",
+    p.add_argument("--init", metavar="MODEL", type=model_argument,
                    help="start a new run from this trained residual network's weights (those "
                         "that fit; default: random weights)")
     p.add_argument("--steps", type=int, default=DEFAULTS.steps, metavar="N",

@@ -25,7 +25,7 @@ from imago.match.arena import ArenaSettings, play_arena
 from imago.nn.modelfile import check_model_size
 
 from .data import write_json
-from .options import HelpFormatter, command_name
+from .options import HelpFormatter, command_name, model_argument
 from .rating import GateDecision, JsonLines, gate
 from .selfplay_run import progress_bar
 
@@ -125,7 +125,8 @@ def versus_parser() -> argparse.ArgumentParser:
         epilog="example (did run RUN's third generation beat the network it started from?):\n"
                "  python train.py versus RUN/models/gen-0003.keras models/residual9.keras "
                "--out versus-g3")
-    p.add_argument("models", nargs=2, metavar="MODEL", help="the two .keras networks")
+    p.add_argument("models", nargs=2, metavar="MODEL", type=model_argument,
+                   help="the two .keras networks")
     p.add_argument("--out", required=True, metavar="DIR", help="folder of the match's games")
     p.add_argument("--games", type=int, default=100, metavar="N", help="games in the match")
     p.add_argument("--visits", type=int, default=d.visits, metavar="V",
