@@ -531,6 +531,17 @@ def test_go_py_algorithm_options_reach_the_algorithm():
     assert by_seed.stdout != run_go(["--seed", "10"], "e5\nc3\nquit\n").stdout
 
 
+def test_model_names_the_network_for_both_command_lines():
+    from imago.gtp.cli import build_parser as gtp_parser, engine_options
+    from imago.terminal_cli import build_parser as play_parser
+
+    for parser in (gtp_parser(), play_parser()):
+        args = parser.parse_args(["--algorithm", "mcts", "--model", "multi"])
+        assert engine_options(args)["model"] == "multi"
+        args = parser.parse_args(["--algorithm", "mcts", "--model", "multi", "-o", "model=none"])
+        assert engine_options(args)["model"] is None  # -o wins (none: playouts), as for all
+
+
 def test_go_py_end_of_input_exits_zero():
     proc = run_go([], "")
     assert proc.returncode == 0
@@ -566,6 +577,7 @@ def test_go_py_help():
     (["--color", "green"], "invalid choice"),
     (["--time", "0"], "--time must be positive"),
     (["-o", "bogus=1"], "algorithm 'random' refused the options {'bogus': 1}"),
+    (["--model", "multi"], "the random algorithm uses no network, so --model means nothing"),
     (["-o", "bogus"], "expected KEY=VALUE, not 'bogus'"),
     (["--rules", "chess"], "argument --rules: unknown rules"),
     (["--rules", "{scoring"], "argument --rules: not a JSON object of rule options"),

@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 import imago
 from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algorithm_names,
-                                    create_algorithm, shared_options)
+                                    create_algorithm, option_names, shared_options)
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
@@ -79,11 +79,16 @@ def parse_option(text: str) -> tuple[str, object]:
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that shape the engine's algorithm, shared by imagocli.py
-    and go.py: ``-o KEY=VALUE``, ``--seed``, ``--visits``, ``--no-resign``,
-    ``--ponder``."""
+    and go.py: ``-o KEY=VALUE``, ``--model``, ``--seed``, ``--visits``,
+    ``--no-resign``, ``--ponder``."""
     parser.add_argument("-o", "--option", type=parse_option, action="append", default=[],
                         metavar="KEY=VALUE",
                         help="an option of the algorithm, e.g. -o visits=400 (repeatable)")
+    parser.add_argument("--model", default=None, metavar="NAME",
+                        help="the network that guides the algorithm (mcts, policy): a .keras "
+                             "file or a shipped network's name, as `imago models` lists them; "
+                             "'none': random playouts (default: the shipped network of the "
+                             "board size)")
     parser.add_argument("--seed", type=int, default=None,
                         help="random seed, for repeatable games")
     parser.add_argument("--visits", type=int, default=None, metavar="N",
@@ -102,6 +107,11 @@ def engine_options(args: argparse.Namespace) -> dict:
     flags (``-o`` wins over the others). Raises ValueError when the
     algorithm has no use for one of them."""
     options = shared_options(args.algorithm, args.visits, args.no_resign)
+    if args.model is not None:
+        if "model" not in (option_names(args.algorithm) or {"model"}):
+            raise ValueError(f"the {args.algorithm} algorithm uses no network, so --model "
+                             "means nothing to it")
+        options["model"] = args.model
     if args.seed is not None:
         options["seed"] = args.seed
     if args.ponder:
@@ -160,9 +170,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     log = logging.getLogger("imago")
 
-    options: dict = {}
     try:
         options = engine_options(args)
+    except ValueError as error:  # a flag the algorithm has no use for
+        log.error("%s", error)
+        return 2
+    try:
         algorithm = create_algorithm(args.algorithm, **options)
     except (TypeError, ValueError) as error:
         log.error("algorithm %s refused the options %s: %s", args.algorithm, options, error)
