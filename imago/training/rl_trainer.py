@@ -272,66 +272,22 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
     from imago.nn.networks import NeuralNetwork
 
     net = NeuralNetwork.load(best_model)
-    window = window_summary(buffer, size)
-    refusal = _refusal(net, best_model, buffer, window, size, config.batch_size)
-    mixed = mix_count(config)
-    expert = None
-    if mixed:
-        if mix is None:
-            refusal = refusal or f"mix_share is {config.mix_share} but no expert games were given"
-        else:
-            expert = window_summary(mix, size)
-            refusal = refusal or _refusal(net, best_model, mix, expert, size, mixed)
-    other_steps = other_size_steps(config.steps, config.other_sizes_share, sorted(others or {}))
-    other_windows = {}
-    for other in sorted(set(other_steps.values())):
-        other_windows[other] = window_summary(others[other], other)
-        refusal = refusal or _refusal(net, best_model, others[other], other_windows[other],
-                                      other, config.batch_size)
-    if refusal:
-        raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
-
+    windows = _Windows.checked(net, best_model, buffer, size, config, mix, others)
     set_random_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
     net.compile(config.optimizer, config.learning_rate, config.momentum,
                 {"policy": config.policy_weight, "value": config.value_weight,
                  "ownership": config.ownership_weight, "score": config.score_weight},
                 policy_target="distribution")
-
-    def next_batch(step: int):
-        if step in other_steps:
-            other = other_steps[step]
-            b = others[other].sample(config.batch_size, rng, size=other,
-                                     symmetries=config.symmetries)
-        else:
-            b = buffer.sample(config.batch_size - mixed, rng, size=size,
-                              symmetries=config.symmetries)
-            if mixed:
-                e = mix.sample(mixed, rng, size=size, symmetries=config.symmetries)
-                b = {k: np.concatenate([b[k], e[k]]) for k in b}
-        if b["planes"].shape[-1] != net.planes:
-            raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
-                             f"planes, {best_model.name} takes {net.planes}")
-        value = (1.0 - config.value_mix) * b["value"] + config.value_mix * b["searched"]
-        return b["planes"], net.distribution_targets(b["policy"], b["policy_weight"],
-                                                     value, b["ownership"], b["score"],
-                                                     b["score_weight"])
 
     def report(step: int, logs: dict[str, float]) -> None:
         if progress is not None:
             progress(step, config.steps, _losses(logs))
 
     log(f"training a candidate from {best_model.name}: {config.steps} steps of "
-        f"{config.batch_size} on {window['positions']} {size}x{size} positions "
-        f"({window['shards']} shards, generations "
-        f"{_span(window['generations'])})"
-        + (f", {mixed} of each batch from {expert['positions']} positions of expert games"
-           if mixed else "")
-        + "".join(f", {sum(1 for s in other_steps.values() if s == other)} steps on "
-                  f"{other}x{other} expert games ({window['positions']} positions)"
-                  for other, window in other_windows.items())
-        + f", {config.optimizer} at {config.learning_rate:g}")
+        f"{config.batch_size} on {windows.describe(size)}, "
+        f"{config.optimizer} at {config.learning_rate:g}")
     start = time.perf_counter()
+    next_batch = windows.batches(net, best_model, buffer, mix, others, size, config)
     history = train_steps(net, next_batch, config.steps, every=config.report_every,
                           on_report=report)
     seconds = time.perf_counter() - start
@@ -343,30 +299,13 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         "steps": config.steps, "batch_size": config.batch_size, "samples": samples,
         "seconds": round(seconds, 2),
         "samples_per_second": round(samples / max(seconds, 1e-9), 1),
-        "window": window,
+        "window": windows.window,
     }
-    if expert is not None:
-        summary["expert"] = expert
-    if other_windows:
-        summary["other_sizes"] = {str(k): v for k, v in other_windows.items()}
-    parent_meta = net.metadata
-    net.metadata = {k: v for k, v in parent_meta.items() if k not in PARENT_ONLY}
-    record = {
-        "parent": {"path": str(best_model), "name": best_model.name,
-                   "sha256": _sha256(best_model), "date": parent_meta.get("date"),
-                   "parent": (parent_meta.get("parent") or {}).get("name")},
-        "rl_training": {**{k: v for k, v in summary.items()
-                           if k not in ("window", "expert", "other_sizes")},
-                        "total_steps": config.steps + int(
-                            (parent_meta.get("rl_training") or {}).get("total_steps", 0)),
-                        "replay": window, "expert": expert,
-                        "other_sizes": summary.get("other_sizes"), "config": asdict(config),
-                        "l2": net.l2,
-                        "finished": _dt.datetime.now(_dt.timezone.utc)
-                        .isoformat(timespec="seconds")},
-    }
-    if parent_meta.get("heldout"):  # the parent's figures, to compare the candidate's with
-        record["parent_heldout"] = parent_meta["heldout"]
+    if windows.expert is not None:
+        summary["expert"] = windows.expert
+    if windows.others:
+        summary["other_sizes"] = {str(k): v for k, v in windows.others.items()}
+    record = _candidate_record(net, best_model, summary, config)
     record.update(metadata or {})
     summary["output"] = str(save_atomically(net, output, **record))
     loss = summary["losses"]
@@ -377,6 +316,120 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
         + f"total {loss['total']:.3f} "
         f"({summary['samples_per_second']:.0f} samples/s)")
     return summary
+
+
+@dataclass
+class _Windows:
+    """What a candidate trains on: the replay ``window`` of its own size,
+    the expert games mixed into each batch (``mixed`` positions of
+    ``expert``, or none) and the other sizes' windows (``others``, by
+    size) with the steps that train on them (``other_steps``: step ->
+    size)."""
+
+    window: dict[str, Any]
+    mixed: int
+    expert: Optional[dict[str, Any]]
+    other_steps: dict[int, int]
+    others: dict[int, dict[str, Any]]
+
+    @classmethod
+    def checked(cls, net, best_model: Path, buffer: ReplayBuffer, size: int,
+                config: RLTrainConfig, mix: Optional[ReplayBuffer],
+                others: Optional[Mapping[int, ReplayBuffer]]) -> "_Windows":
+        """The windows of a candidate of ``net``; ValueError naming the
+        first that cannot train it (:func:`_refusal`)."""
+        window = window_summary(buffer, size)
+        refusal = _refusal(net, best_model, buffer, window, size, config.batch_size)
+        mixed = mix_count(config)
+        expert = None
+        if mixed:
+            if mix is None:
+                refusal = refusal or (f"mix_share is {config.mix_share} but no expert games "
+                                      "were given")
+            else:
+                expert = window_summary(mix, size)
+                refusal = refusal or _refusal(net, best_model, mix, expert, size, mixed)
+        other_steps = other_size_steps(config.steps, config.other_sizes_share,
+                                       sorted(others or {}))
+        other_windows = {}
+        for other in sorted(set(other_steps.values())):
+            other_windows[other] = window_summary(others[other], other)
+            refusal = refusal or _refusal(net, best_model, others[other], other_windows[other],
+                                          other, config.batch_size)
+        if refusal:
+            raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
+        return cls(window, mixed, expert, other_steps, other_windows)
+
+    def describe(self, size: int) -> str:
+        """The positions trained on, in words, for the log."""
+        window = self.window
+        text = (f"{window['positions']} {size}x{size} positions ({window['shards']} shards, "
+                f"generations {_span(window['generations'])})")
+        if self.mixed:
+            text += (f", {self.mixed} of each batch from {self.expert['positions']} positions "
+                     "of expert games")
+        for other, other_window in self.others.items():
+            steps = sum(1 for s in self.other_steps.values() if s == other)
+            text += (f", {steps} steps on {other}x{other} expert games "
+                     f"({other_window['positions']} positions)")
+        return text
+
+    def batches(self, net, best_model: Path, buffer: ReplayBuffer,
+                mix: Optional[ReplayBuffer], others: Optional[Mapping[int, ReplayBuffer]],
+                size: int, config: RLTrainConfig) -> Callable[[int], tuple]:
+        """``next_batch(step)`` for :func:`imago.nn.fitting.train_steps`: the
+        planes and the targets of one minibatch, each position under a
+        random symmetry, its value target the outcome mixed with the
+        searched value (:attr:`RLTrainConfig.value_mix`)."""
+        rng = np.random.default_rng(config.seed)
+
+        def next_batch(step: int):
+            if step in self.other_steps:
+                other = self.other_steps[step]
+                b = others[other].sample(config.batch_size, rng, size=other,
+                                         symmetries=config.symmetries)
+            else:
+                b = buffer.sample(config.batch_size - self.mixed, rng, size=size,
+                                  symmetries=config.symmetries)
+                if self.mixed:
+                    e = mix.sample(self.mixed, rng, size=size, symmetries=config.symmetries)
+                    b = {k: np.concatenate([b[k], e[k]]) for k in b}
+            if b["planes"].shape[-1] != net.planes:
+                raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
+                                 f"planes, {best_model.name} takes {net.planes}")
+            value = (1.0 - config.value_mix) * b["value"] + config.value_mix * b["searched"]
+            return b["planes"], net.distribution_targets(b["policy"], b["policy_weight"],
+                                                         value, b["ownership"], b["score"],
+                                                         b["score_weight"])
+
+        return next_batch
+
+
+def _candidate_record(net, best_model: Path, summary: dict[str, Any],
+                      config: RLTrainConfig) -> dict[str, Any]:
+    """A candidate's metadata: its parent (path, digest, date, the parent's
+    parent) and its training (``summary``, the steps since the loop's
+    start, the configuration); the parent's own record of its making is
+    taken off ``net``'s metadata (:data:`PARENT_ONLY`)."""
+    parent_meta = net.metadata
+    net.metadata = {k: v for k, v in parent_meta.items() if k not in PARENT_ONLY}
+    record = {
+        "parent": {"path": str(best_model), "name": best_model.name,
+                   "sha256": _sha256(best_model), "date": parent_meta.get("date"),
+                   "parent": (parent_meta.get("parent") or {}).get("name")},
+        "rl_training": {**{k: v for k, v in summary.items()
+                           if k not in ("window", "expert", "other_sizes")},
+                        "total_steps": config.steps + int(
+                            (parent_meta.get("rl_training") or {}).get("total_steps", 0)),
+                        "replay": summary["window"], "expert": summary.get("expert"),
+                        "other_sizes": summary.get("other_sizes"), "config": asdict(config),
+                        "l2": net.l2,
+                        "finished": _dt.datetime.now(_dt.timezone.utc)
+                        .isoformat(timespec="seconds")},
+    }
+    if parent_meta.get("heldout"):  # the parent's figures, to compare the candidate's with
+        record["parent_heldout"] = parent_meta["heldout"]
+    return record
 
 
 def train_with_progress(best_model: Path, buffer: ReplayBuffer, output: Path,
