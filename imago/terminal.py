@@ -328,7 +328,9 @@ class TerminalGame:
             self.say(f"Rules: {warning}.")
         for color in (BLACK, WHITE):
             player = self.players[color]
-            who = "human" if player is None else f"engine ({player.name})"
+            guide = "" if player is None else player.guide(state.size)
+            who = "human" if player is None else \
+                f"engine ({player.name}{', ' + guide if guide else ''})"
             self.say(f"{color_name(color)}: {who}")
         self.say("Type a vertex such as D4 to play, or help for the commands.")
         for player in set(p for p in self.players.values() if p is not None):

@@ -689,3 +689,20 @@ def test_load_and_save_refuse_devices_fifos_and_giants_at_once(tmp_path):
     assert f"cannot load {giant}: larger than {MAX_SGF_BYTES} bytes" in out
     assert f"cannot save {fifo}: " in out
     assert code == 0 and vertices(game) == ["B E5"]
+
+
+def test_the_introduction_names_what_judges_the_engines_positions():
+    from imago.engine.algorithm import create_algorithm
+    from imago.nn.evaluator import SIZE_MODELS, networks_can_run
+
+    assert create_algorithm("uct").guide(9) == "random playouts"
+    assert create_algorithm("random").guide(9) == ""
+    mcts = create_algorithm("mcts", model="none")
+    assert mcts.guide(9) == "random playouts"
+    out, code, _ = play(["quit"], algorithm="uct", options={"visits": 10})
+    assert code == 0 and "White (O): engine (uct, random playouts)" in out
+    if networks_can_run() and SIZE_MODELS[9].exists():
+        network = create_algorithm("mcts")
+        assert network.guide(9) == f"network {SIZE_MODELS[9].stem}"
+        assert network.guide(3) == "random playouts"  # below 5x5 the search alone
+        assert create_algorithm("policy", model="multi").guide(19) == "network multi"

@@ -51,6 +51,11 @@ class DecisionAlgorithm(ABC):
     def new_game(self, state: GameState) -> None:
         """Called when the board is cleared or resized (drop caches)."""
 
+    def guide(self, size: int) -> str:
+        """What judges positions on ``size`` boards, in a few words for a
+        front end ("network soup9", "random playouts"); "" for none."""
+        return ""
+
     def check_size(self, size: int) -> None:
         """Raise ValueError, with the reason, when the algorithm cannot play
         ``size``x``size`` boards (a network made for 9x9 only). Cheap: the

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+from pathlib import Path
 import threading
 import time
 from typing import Any, Callable, Optional
@@ -275,6 +276,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         the board size's network (or playouts), and the settings that go
         with the size (forced playouts, the small boards' search alone)."""
         self._choose_evaluator(state)
+
+    def guide(self, size: int) -> str:
+        if not self.networks.uses_network(size):
+            return "random playouts"
+        path = model_for_size(self.model, size)
+        return f"network {Path(path).stem}" if isinstance(path, str) else "a network"
 
     def _choose_evaluator(self, state: GameState) -> None:
         """The size's network from 5x5 up; random playouts on smaller boards, where

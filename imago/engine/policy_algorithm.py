@@ -20,6 +20,7 @@ engine calls in the background, or by the first move.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
@@ -63,6 +64,11 @@ class PolicyAlgorithm(DecisionAlgorithm):
             except FileNotFoundError as err:
                 raise ValueError(f"policy: {err}") from None
         return self._models[path]
+
+    def guide(self, size: int) -> str:
+        model = self._model_for(size)
+        path = getattr(model, "path", None)
+        return f"network {Path(path).stem}" if path is not None else "a network"
 
     @property
     def network(self) -> Any:

@@ -70,6 +70,9 @@ class UCTAlgorithm(DecisionAlgorithm):
         self.rng = random.Random(seed)
         self.last_root: Optional[UCTNode] = None
 
+    def guide(self, size: int) -> str:
+        return "random playouts"
+
     def choose_move(self, state: GameState, color: int,
                     seconds: Optional[float] = None) -> Optional[int]:
         root_board = state.board
