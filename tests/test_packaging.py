@@ -19,7 +19,7 @@ from imago.nn.evaluator import DEFAULT_MODEL, SIZE_MODELS
 from imago.nn.modelfile import MODELS_DIR, find_model, read_metadata, shipped_names
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGING = ["pyproject.toml", "setup.py", "README.md"]
+PACKAGING = ["pyproject.toml", "setup.py", "README.md", "LICENSE"]
 
 
 def test_a_shipped_network_is_found_by_its_name_from_any_folder(tmp_path, monkeypatch):
@@ -69,6 +69,7 @@ def test_an_installed_wheel_carries_the_networks_and_plays_with_them(tmp_path):
     modules = {str(p.relative_to(REPO)) for p in (REPO / "imago").rglob("*.py")
                if "__pycache__" not in p.parts}
     assert modules <= names, sorted(modules - names)[:5]
+    assert any(name.endswith(".dist-info/LICENSE") for name in names)
     top_level = {name.split("/")[0] for name in names if not name.startswith("imago-")}
     assert top_level == {"imago"}  # no go.py or train.py among the user's own modules
 
