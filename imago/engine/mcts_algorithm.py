@@ -10,9 +10,9 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from pathlib import Path
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
