@@ -1,6 +1,6 @@
 """``imago models``: the shipped networks, which one plays each board size
 by default, and what each is, so that a user can choose one by name
-(``-o model=NAME``, see :func:`imago.nn.modelfile.find_model`).
+(``--model NAME``, see :func:`imago.nn.modelfile.find_model`).
 
 Only the networks' metadata sidecars are read: no Keras, no TensorFlow.
 """
@@ -22,7 +22,8 @@ def default_for(name: str) -> str:
     sizes = [f"{size}x{size}" for size, path in sorted(SIZE_MODELS.items())
              if path.stem == name and path.exists()]
     if name == DEFAULT_MODEL.stem:
-        sizes.append("every other size" if sizes or SIZE_MODELS else "every size")
+        others = any(path.exists() for path in SIZE_MODELS.values())
+        sizes.append("every other size" if others else "every size")
     return ", ".join(sizes)
 
 
@@ -61,8 +62,9 @@ def main(argv: Optional[list[str]] = None, prog: str = "imago models") -> int:
     """List the shipped networks; the exit code."""
     parser = argparse.ArgumentParser(
         prog=prog, description="The shipped networks and the board sizes each plays by "
-                               "default; name one with -o model=NAME (imagocli, imago play) or "
-                               "--model NAME (imago review, imago analysis).")
+                               "default; name one with --model NAME (imagocli, imago play, "
+                               "imago review, the training commands) or -model NAME (imago "
+                               "analysis).")
     parser.add_argument("--json", action="store_true", help="one JSON object a network")
     args = parser.parse_args(argv)
     rows = catalog()
