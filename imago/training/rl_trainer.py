@@ -284,10 +284,10 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
             progress(step, config.steps, _losses(logs))
 
     log(f"training a candidate from {best_model.name}: {config.steps} steps of "
-        f"{config.batch_size} on {windows.describe(size)}, "
+        f"{config.batch_size} on {windows.describe()}, "
         f"{config.optimizer} at {config.learning_rate:g}")
     start = time.perf_counter()
-    next_batch = windows.batches(net, best_model, buffer, mix, others, size, config)
+    next_batch = windows.batches(net, best_model, config)
     history = train_steps(net, next_batch, config.steps, every=config.report_every,
                           on_report=report)
     seconds = time.perf_counter() - start
@@ -320,15 +320,19 @@ def train_candidate(best_model: Path, buffer: ReplayBuffer, output: Path,
 
 @dataclass
 class _Windows:
-    """What a candidate trains on: the replay ``window`` of its own size,
-    the expert games mixed into each batch (``mixed`` positions of
-    ``expert``, or none) and the other sizes' windows (``others``, by
-    size) with the steps that train on them (``other_steps``: step ->
-    size)."""
+    """What a candidate trains on: the replay ``buffer`` of its own
+    ``size`` (``window``, its summary), the expert games ``mix`` mixed into
+    each batch (``mixed`` positions of ``expert``, or none) and the other
+    sizes' buffers (``other_buffers``; ``others``, their summaries, by size)
+    with the steps that train on them (``other_steps``: step -> size)."""
 
+    size: int
+    buffer: ReplayBuffer
     window: dict[str, Any]
+    mix: Optional[ReplayBuffer]
     mixed: int
     expert: Optional[dict[str, Any]]
+    other_buffers: Mapping[int, ReplayBuffer]
     other_steps: dict[int, int]
     others: dict[int, dict[str, Any]]
 
@@ -358,11 +362,12 @@ class _Windows:
                                           other, config.batch_size)
         if refusal:
             raise ValueError(f"cannot train a candidate from {best_model}: {refusal}")
-        return cls(window, mixed, expert, other_steps, other_windows)
+        return cls(size, buffer, window, mix, mixed, expert, others or {}, other_steps,
+                   other_windows)
 
-    def describe(self, size: int) -> str:
+    def describe(self) -> str:
         """The positions trained on, in words, for the log."""
-        window = self.window
+        window, size = self.window, self.size
         text = (f"{window['positions']} {size}x{size} positions ({window['shards']} shards, "
                 f"generations {_span(window['generations'])})")
         if self.mixed:
@@ -374,9 +379,8 @@ class _Windows:
                      f"({other_window['positions']} positions)")
         return text
 
-    def batches(self, net, best_model: Path, buffer: ReplayBuffer,
-                mix: Optional[ReplayBuffer], others: Optional[Mapping[int, ReplayBuffer]],
-                size: int, config: RLTrainConfig) -> Callable[[int], tuple]:
+    def batches(self, net, best_model: Path,
+                config: RLTrainConfig) -> Callable[[int], tuple]:
         """``next_batch(step)`` for :func:`imago.nn.fitting.train_steps`: the
         planes and the targets of one minibatch, each position under a
         random symmetry, its value target the outcome mixed with the
@@ -386,13 +390,14 @@ class _Windows:
         def next_batch(step: int):
             if step in self.other_steps:
                 other = self.other_steps[step]
-                b = others[other].sample(config.batch_size, rng, size=other,
-                                         symmetries=config.symmetries)
+                b = self.other_buffers[other].sample(config.batch_size, rng, size=other,
+                                                     symmetries=config.symmetries)
             else:
-                b = buffer.sample(config.batch_size - self.mixed, rng, size=size,
-                                  symmetries=config.symmetries)
+                b = self.buffer.sample(config.batch_size - self.mixed, rng, size=self.size,
+                                       symmetries=config.symmetries)
                 if self.mixed:
-                    e = mix.sample(self.mixed, rng, size=size, symmetries=config.symmetries)
+                    e = self.mix.sample(self.mixed, rng, size=self.size,
+                                        symmetries=config.symmetries)
                     b = {k: np.concatenate([b[k], e[k]]) for k in b}
             if b["planes"].shape[-1] != net.planes:
                 raise ValueError(f"the replay window's positions have {b['planes'].shape[-1]} "
