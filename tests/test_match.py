@@ -510,3 +510,54 @@ def test_a_kept_engine_that_lost_on_time_is_replaced(tmp_path, capsys):
     assert "game 1: B slow - W imago: W+T (time," in out and out.count("(time,") == 1
     pids = processes_per_game(tmp_path / "slow.log")
     assert len(pids) == 3 and pids[0] != pids[1] == pids[2]
+
+
+def test_random_openings_are_told_to_both_engines_and_listed_for_training(tmp_path, capsys):
+    """``--opening 1-4``: each game starts with 1 to 4 random moves drawn
+    from its number, both engines are told them, the SGF holds them and
+    ``index.tsv`` lists them as the shared record folders do, so training
+    skips them (imago.training.data reads that column)."""
+    from imago.training.data import opening_moves_to_skip
+    engine = scripted_engine(tmp_path, "passer", "")
+    folder = tmp_path / "games"
+
+    def play(games):
+        return run_match(["--engine1", engine, "--engine2", engine, "--games", str(games),
+                          "--size", "9", "--referee", "imago", "--opening", "1-4",
+                          "--sgf-dir", str(folder)], capsys)
+
+    status, out, _ = play(6)
+    assert status == 0
+    rows = [line.split("\t") for line in (folder / "index.tsv").read_text().splitlines()]
+    assert rows[0] == ["file", "random_opening_moves", "moves", "end", "result", "seconds"]
+    table = {row[0]: row[1:] for row in rows[1:]}
+    assert sorted(table) == [f"game-{n:03d}.sgf" for n in range(1, 7)]
+    openings = [int(table[f"game-{n:03d}.sgf"][0]) for n in range(1, 7)]
+    assert all(1 <= count <= 4 for count in openings) and len(set(openings)) > 1
+    log = (tmp_path / "passer.log").read_text().splitlines()
+    told = [line for line in log if line.startswith("play ") and not line.endswith(" pass")]
+    assert len(told) == 2 * sum(openings)            # both engines, every opening move
+    for name, (count, moves, end, result, seconds) in table.items():
+        assert int(moves) == int(count) + 2 and end == "two_passes" and float(seconds) >= 0
+        assert opening_moves_to_skip(folder / name) == int(count)
+        record = (folder / name).read_text()
+        assert f"RE[{result}]" in record and record.count(";B[") + record.count(";W[") \
+            == int(moves)
+    first = (folder / "game-001.sgf").read_text()
+    # a game is its number's: the same game again in another folder
+    (folder / "index.tsv").rename(tmp_path / "first-index.tsv")
+    for path in folder.glob("*.sgf"):
+        path.unlink()
+    assert play(1)[0] == 0
+    assert (folder / "game-001.sgf").read_text() == first
+
+
+@pytest.mark.parametrize("value,message", [
+    ("x", "'x' is not N or N-M (moves, e.g. 1-4)"),
+    ("4-1", "'4-1': the range runs from fewer to more moves"),
+    ("-2", "'-2' is not N or N-M"),
+])
+def test_a_bad_opening_range_is_refused(capsys, value, message):
+    status, out, err = run_match(["--engine1", "e", "--engine2", "e", "--opening", value],
+                                 capsys)
+    assert status == 2 and message in refused(err)

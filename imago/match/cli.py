@@ -89,9 +89,26 @@ def build_parser(prog: str = "python -m imago.match") -> argparse.ArgumentParser
                              "a command with {game} still starts anew, and an engine that "
                              "crashed or lost on time is replaced (an engine's random state "
                              "runs on across games)")
+    parser.add_argument("--opening", type=opening_range, default=(0, 0), metavar="N[-M]",
+                        help="start each game with N (or N to M) moves at random legal "
+                             "points, drawn from the game's number, for variety between "
+                             "deterministic engines; with --sgf-dir, index.tsv there lists "
+                             "them so that training skips them (default: none)")
     parser.add_argument("--show-stderr", action="store_true",
                         help="let the engines' stderr through")
     return parser
+
+
+def opening_range(text: str) -> tuple[int, int]:
+    """``N`` or ``N-M`` (0 <= N <= M) as ``(N, M)``, for ``--opening``."""
+    match = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not N or N-M (moves, e.g. 1-4)")
+    fewest = int(match.group(1))
+    most = int(match.group(2)) if match.group(2) is not None else fewest
+    if most < fewest:
+        raise argparse.ArgumentTypeError(f"{text!r}: the range runs from fewer to more moves")
+    return fewest, most
 
 
 def option_problems(args: argparse.Namespace) -> list[str]:
@@ -206,7 +223,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "python -m imago.match") 
     settings = MatchSettings((args.engine1, args.engine2), (names[0], names[1]), args.games,
                              args.size, args.komi, args.time, args.max_moves, args.sgf_dir,
                              first_sgf, args.show_stderr, args.concurrent,
-                             args.keep_engines)
+                             args.keep_engines, args.opening)
     match = Match(settings, referee)
     at_once = f", {args.concurrent} at once" if args.concurrent > 1 else ""
     print(f"match: {names[0]} vs {names[1]}, {args.games} games{at_once}, "

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,8 @@ class GameRecord:
     sgf_path: str = ""
     number: int = 0                       # the game's number in the match (its SGF's)
     before_play: bool = False             # lost by a crash while the game was set up
+    opening: int = 0                      # random opening moves the match played first
+    elapsed: float = 0.0                  # the game's seconds, wall clock
 
 
 @dataclass
@@ -108,10 +111,30 @@ class Referee:
         return game.count().result
 
 
+def random_opening(game: GameState, count: int, rng: random.Random) -> list[int]:
+    """Play ``count`` moves on ``game`` at uniform random legal points (the
+    side to move alternating from Black), for variety between games of
+    deterministic engines; the points played."""
+    points = []
+    for _ in range(count):
+        color = game.to_move
+        legal = sorted(game.board.legal_moves(color))
+        if not legal:
+            break
+        point = rng.choice(legal)
+        game.play(color, point)
+        points.append(point)
+    return points
+
+
 def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, seconds: Optional[float],
-              max_moves: int, referee: Referee) -> tuple[GameRecord, GameState]:
-    """One game; never raises for an engine's failure (it loses instead)."""
+              max_moves: int, referee: Referee, opening: int = 0,
+              seed: int = 0) -> tuple[GameRecord, GameState]:
+    """One game; never raises for an engine's failure (it loses instead).
+    ``opening`` random moves (:func:`random_opening`, drawn from ``seed``)
+    are played first and told to both engines."""
     record = GameRecord(black.name, white.name)
+    started = time.perf_counter()
     game = GameState(size, komi)
     engines = {BLACK: black, WHITE: white}
     moves: list[tuple[int, Optional[int]]] = []
@@ -132,6 +155,21 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
             record.before_play = True
             break
     color = BLACK
+    if opening and not record.result:
+        for point in random_opening(game, opening, random.Random(seed)):
+            word = index_to_vertex(point, size)
+            moves.append((color, point))
+            for engine in engines.values():
+                try:
+                    engine.send(f"play {color_letter(color)} {word}", timeout=60)
+                except (GTPError, EngineDied, GTPTimeout) as err:
+                    forfeit(engines_color(engines, engine), "crash", "F", err)
+                    record.before_play = True
+                    break
+            if record.result:
+                break
+            color = 3 - color
+        record.opening = len(moves)
     while not record.result:
         if len(moves) >= max_moves:
             record.reason = "max moves"
@@ -182,7 +220,13 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
             WHITE if record.result.startswith("W+") else None
     game.root.properties.update({"PB": [black.name], "PW": [white.name], "RE": [record.result],
                                  "KM": [f"{komi:g}"]})
+    record.elapsed = time.perf_counter() - started
     return record, game
+
+
+def engines_color(engines: dict, engine: GTPClient) -> int:
+    """The colour ``engine`` plays in ``engines`` (colour -> client)."""
+    return next(color for color, client in engines.items() if client is engine)
 
 
 RULES_COMMAND = "kata-set-rules " + json.dumps(IMAGO_RULES, separators=(",", ":"))
@@ -247,6 +291,7 @@ class MatchSettings:
     show_stderr: bool = False
     concurrent: int = 1                   # games at once, each with engines of its own
     keep_engines: bool = False            # engines go on from game to game (see Match)
+    opening: tuple[int, int] = (0, 0)     # random opening moves, fewest and most (see Match)
 
 
 SET_UP_RETRIES = 1
@@ -273,7 +318,14 @@ class Match:
     (imago's is seconds: TensorFlow and a network), one process for each
     game played at once; one that crashed, lost on time (it may still be
     thinking) or failed at its start is closed and the next game starts a
-    new one."""
+    new one.
+
+    With ``opening`` (fewest, most), each game starts with a number of
+    random moves in that range, both drawn from the game's number (so a
+    game played again is the same game): variety for deterministic engines,
+    as KataGo's raw policy is. With an SGF folder, ``index.tsv`` there lists
+    each game (file, random_opening_moves, moves, end, result, seconds) as
+    the shared record folders' do, so training skips those moves."""
 
     def __init__(self, settings: MatchSettings, referee: Referee):
         self.settings = settings
@@ -409,6 +461,8 @@ class Match:
             try:
                 save_sgf(game, path)
                 record.sgf_path = path
+                with self._lock:
+                    add_index_row(s.sgf_dir, record)
             except Exception as err:  # noqa: BLE001 - saving must never stop a match
                 print(f"could not save {path}: {err}", file=sys.stderr)
         return record
@@ -428,8 +482,11 @@ class Match:
                 except OSError as err:
                     raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
                                   f"{commands[i]!r} ({err.strerror or err})") from None
+            fewest, most = s.opening
+            opening = random.Random(game_number).randint(fewest, most) if most else 0
             record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
-                                     s.max_moves or 3 * s.size * s.size, self.referee)
+                                     s.max_moves or 3 * s.size * s.size, self.referee,
+                                     opening, seed=game_number)
             return record, game
         finally:
             healthy = record is not None and not record.before_play and \
@@ -450,6 +507,26 @@ class Match:
             winner.wins += 1
             loser.lost(record.reason)
         self.records.append(record)
+
+
+INDEX_COLUMNS = ("file", "random_opening_moves", "moves", "end", "result", "seconds")
+"""The columns of an SGF folder's ``index.tsv``, as the shared record
+folders have them (training reads ``random_opening_moves``)."""
+
+INDEX_ENDS = {"score": "two_passes", "max moves": "max_moves"}
+
+
+def add_index_row(folder: str, record: GameRecord) -> None:
+    """Append ``record``'s row to ``folder/index.tsv`` (its header first
+    where the file is new)."""
+    path = os.path.join(folder, "index.tsv")
+    new = not os.path.exists(path)
+    row = (os.path.basename(record.sgf_path), record.opening, record.moves,
+           INDEX_ENDS.get(record.reason, record.reason), record.result, f"{record.elapsed:.1f}")
+    with open(path, "a", encoding="utf-8") as index:
+        if new:
+            index.write("\t".join(INDEX_COLUMNS) + "\n")
+        index.write("\t".join(str(value) for value in row) + "\n")
 
 
 def _line(record: GameRecord) -> str:
