@@ -212,6 +212,8 @@ def test_a_second_match_keeps_the_first_ones_sgf_files(tmp_path, capsys):
     assert "start at game-008.sgf" in out
     assert (sgf_dir / "game-001.sgf").read_text() == "(;GM[1]C[an earlier match])"
     assert "PB[" in (sgf_dir / "game-008.sgf").read_text()
+    index = (sgf_dir / "index.tsv").read_text().splitlines()   # every match lists its games
+    assert len(index) == 2 and index[1].startswith("game-008.sgf\t0\t")
 
 
 def test_an_interrupted_match_reports_the_games_it_finished(tmp_path, capsys, monkeypatch):

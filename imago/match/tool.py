@@ -129,9 +129,9 @@ def random_opening(game: GameState, count: int, rng: random.Random) -> list[int]
 
 def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, seconds: Optional[float],
               max_moves: int, referee: Referee, opening: int = 0,
-              seed: int = 0) -> tuple[GameRecord, GameState]:
+              rng: Optional[random.Random] = None) -> tuple[GameRecord, GameState]:
     """One game; never raises for an engine's failure (it loses instead).
-    ``opening`` random moves (:func:`random_opening`, drawn from ``seed``)
+    ``opening`` random moves (:func:`random_opening`, drawn from ``rng``)
     are played first and told to both engines."""
     record = GameRecord(black.name, white.name)
     started = time.perf_counter()
@@ -156,14 +156,14 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
             break
     color = BLACK
     if opening and not record.result:
-        for point in random_opening(game, opening, random.Random(seed)):
+        for point in random_opening(game, opening, rng or random.Random(0)):
             word = index_to_vertex(point, size)
             moves.append((color, point))
-            for engine in engines.values():
+            for side, engine in engines.items():
                 try:
                     engine.send(f"play {color_letter(color)} {word}", timeout=60)
                 except (GTPError, EngineDied, GTPTimeout) as err:
-                    forfeit(engines_color(engines, engine), "crash", "F", err)
+                    forfeit(side, "crash", "F", err)
                     record.before_play = True
                     break
             if record.result:
@@ -222,11 +222,6 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
                                  "KM": [f"{komi:g}"]})
     record.elapsed = time.perf_counter() - started
     return record, game
-
-
-def engines_color(engines: dict, engine: GTPClient) -> int:
-    """The colour ``engine`` plays in ``engines`` (colour -> client)."""
-    return next(color for color, client in engines.items() if client is engine)
 
 
 RULES_COMMAND = "kata-set-rules " + json.dumps(IMAGO_RULES, separators=(",", ":"))
@@ -325,7 +320,7 @@ class Match:
     game played again is the same game): variety for deterministic engines,
     as KataGo's raw policy is. With an SGF folder, ``index.tsv`` there lists
     each game (file, random_opening_moves, moves, end, result, seconds) as
-    the shared record folders' do, so training skips those moves."""
+    the shared record folders' do, so training skips the random moves."""
 
     def __init__(self, settings: MatchSettings, referee: Referee):
         self.settings = settings
@@ -482,11 +477,11 @@ class Match:
                 except OSError as err:
                     raise OSError(f"cannot start engine {i + 1} for game {game_number}: "
                                   f"{commands[i]!r} ({err.strerror or err})") from None
-            fewest, most = s.opening
-            opening = random.Random(game_number).randint(fewest, most) if most else 0
+            rng = random.Random(game_number)
+            opening = rng.randint(*s.opening) if s.opening[1] else 0
             record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
                                      s.max_moves or 3 * s.size * s.size, self.referee,
-                                     opening, seed=game_number)
+                                     opening, rng)
             return record, game
         finally:
             healthy = record is not None and not record.before_play and \
