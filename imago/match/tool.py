@@ -456,10 +456,14 @@ class Match:
             try:
                 save_sgf(game, path)
                 record.sgf_path = path
-                with self._lock:
-                    add_index_row(s.sgf_dir, record)
             except Exception as err:  # noqa: BLE001 - saving must never stop a match
                 print(f"could not save {path}: {err}", file=sys.stderr)
+            else:
+                try:
+                    with self._lock:
+                        add_index_row(s.sgf_dir, record)
+                except OSError as err:
+                    print(f"could not list {path} in index.tsv: {err}", file=sys.stderr)
         return record
 
     def _game_once(self, game_number: int,
