@@ -346,3 +346,37 @@ def test_an_engine_without_loadsgf_or_reg_genmove_gets_the_position_and_genmove(
     assert commands[first - 2:first + 4] == [
         "boardsize 9", "komi 7.5", "set_position w C7 b E5", "reg_genmove white",
         "genmove white", "undo"]
+
+
+def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite, tmp_path,
+                                                                          capsys):
+    """An external imago would otherwise follow the records' RU (Japanese in
+    GNU Go's suites) while the local one counts by area: both get the same
+    rules, and an engine without ``kata-set-rules`` (GNU Go) keeps its own
+    without a word, unless rules were asked for."""
+    script, log = tmp_path / "katago_like.py", tmp_path / "commands.log"
+    script.write_text(KATAGO_LIKE)
+    for rules, sent in ((None, regress.OWN_RULES), ("japanese", "japanese")):
+        log.write_text("")
+        ask, close = regress.external_engine(f"{sys.executable} {script} {log}")
+        try:
+            regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
+                               rules=rules)
+        finally:
+            close()
+        commands = log.read_text().splitlines()
+        # once a suite file (two here), before its first setup command
+        assert commands.count(f"kata-set-rules {sent}") == 2
+        assert commands.index(f"kata-set-rules {sent}") < commands.index("boardsize 9")
+    capsys.readouterr()
+    refusing = tmp_path / "refusing.py"
+    refusing.write_text(KATAGO_LIKE.replace('("loadsgf", "reg_genmove")',
+                                            '("loadsgf", "reg_genmove", "kata-set-rules")'))
+    for rules, said in ((None, False), ("japanese", True)):
+        ask, close = regress.external_engine(f"{sys.executable} {refusing} {log}")
+        try:
+            regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
+                               rules=rules)
+        finally:
+            close()
+        assert ("kata-set-rules japanese refused" in capsys.readouterr().err) is said

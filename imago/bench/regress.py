@@ -26,7 +26,9 @@ given imago's position with KataGo's ``set_position``; one without
 ``--suites seki,endgame`` plays only those files of the folder (a file
 counts the same alone, above). ``--rules japanese`` sets those rules
 (KataGo's names, through ``kata-set-rules``) on each fresh engine: GNU Go's
-suites are written for Japanese rules (``RU[Japanese]``). ``--quick`` plays
+suites are written for Japanese rules (``RU[Japanese]``). Without it every
+engine that takes ``kata-set-rules`` (imago, KataGo) is given imago's own,
+so that the two counts stand on the same rules. ``--quick`` plays
 the first 20 tests only.
 Each answer is logged as it comes (``file:number answer expected ok``), so
 a long run shows its progress.
@@ -210,8 +212,12 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     folder. ``rules`` (KataGo's name, e.g. ``japanese``, as GNU Go's suites
     are written for) is set on each fresh engine with ``kata-set-rules``;
     an engine that refuses the command (GNU Go) plays its own. Without
-    ``rules`` imago gets its own (:data:`OWN_RULES`), so that the records'
-    ``RU`` leave them as they are."""
+    ``rules`` every engine that takes ``kata-set-rules`` gets imago's own
+    (:data:`OWN_RULES`), so that the records' ``RU`` leave them as they are
+    and an external imago counts as the one beside it does (until
+    2026-11-30 only the local one was given them: an external imago then
+    followed the records' Japanese rules); one without the command (GNU
+    Go) plays its own, said only when ``rules`` were asked for."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -232,14 +238,14 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
         session = Session(make_engine())
         for ask in engines:
             ask("clear_board", [])
-            # imago's own rules unless others are asked for: set rules, a
-            # record's RU (mostly Japanese here) does not change them
-            wanted = rules if rules is not None else OWN_RULES if ask is local else None
-            if wanted is not None:
-                try:
-                    ask("kata-set-rules", [wanted])
-                except Refused as error:
-                    print(f"{path.name}: kata-set-rules {wanted} refused: {error}",
+            # imago's own rules unless others are asked for, on every engine
+            # that takes them: set rules, a record's RU (mostly Japanese here)
+            # does not change them, and two engines are counted alike
+            try:
+                ask("kata-set-rules", [rules if rules is not None else OWN_RULES])
+            except Refused as error:
+                if rules is not None:  # an engine without the command keeps its own
+                    print(f"{path.name}: kata-set-rules {rules} refused: {error}",
                           file=sys.stderr)
         for step in read_suite(path):
             if limit is not None and len(tally.outcomes) >= limit:
