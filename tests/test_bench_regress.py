@@ -348,6 +348,16 @@ def test_an_engine_without_loadsgf_or_reg_genmove_gets_the_position_and_genmove(
         "genmove white", "undo"]
 
 
+def _play_beside(suite, command: str, rules=None) -> None:
+    """The suites answered by the external engine ``command``."""
+    ask, close = regress.external_engine(command)
+    try:
+        regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
+                           rules=rules)
+    finally:
+        close()
+
+
 def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite, tmp_path,
                                                                           capsys):
     """An external imago would otherwise follow the records' RU (Japanese in
@@ -358,12 +368,7 @@ def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite,
     script.write_text(KATAGO_LIKE)
     for rules, sent in ((None, regress.OWN_RULES), ("japanese", "japanese")):
         log.write_text("")
-        ask, close = regress.external_engine(f"{sys.executable} {script} {log}")
-        try:
-            regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
-                               rules=rules)
-        finally:
-            close()
+        _play_beside(suite, f"{sys.executable} {script} {log}", rules)
         commands = log.read_text().splitlines()
         # once a suite file (two here), before its first setup command
         assert commands.count(f"kata-set-rules {sent}") == 2
@@ -373,10 +378,5 @@ def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite,
     refusing.write_text(KATAGO_LIKE.replace('("loadsgf", "reg_genmove")',
                                             '("loadsgf", "reg_genmove", "kata-set-rules")'))
     for rules, said in ((None, False), ("japanese", True)):
-        ask, close = regress.external_engine(f"{sys.executable} {refusing} {log}")
-        try:
-            regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
-                               rules=rules)
-        finally:
-            close()
+        _play_beside(suite, f"{sys.executable} {refusing} {log}", rules)
         assert ("kata-set-rules japanese refused" in capsys.readouterr().err) is said
