@@ -39,7 +39,6 @@ a change's tests, not only its total (which a seed alone moves by about 10).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import time
@@ -51,12 +50,12 @@ from imago.bench import option
 from imago.engine.engine import GameEngine
 from imago.game.constants import BLACK
 from imago.game.coords import format_vertex
-from imago.game.rulesets import IMAGO_RULES, parse_rules
+from imago.game.rulesets import IMAGO_RULES_WORD, parse_rules
 
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
 """Numbered commands asking for a move without playing it."""
 
-OWN_RULES = json.dumps(IMAGO_RULES, separators=(",", ":"))
+OWN_RULES = IMAGO_RULES_WORD
 """imago's rules as ``kata-set-rules`` takes them (one word)."""
 
 SETUP = frozenset({"loadsgf", "play", "undo", "komi", "boardsize", "clear_board",

@@ -215,3 +215,8 @@ object: area scoring, positional superko, no suicide, and no points for
 handicap stones beyond the komi. A record played under Chinese rules with
 a handicap bonus (KGS) shows White N points worse off in every position;
 the losses, which compare positions, are the same."""
+
+IMAGO_RULES_WORD = json.dumps(IMAGO_RULES, separators=(",", ":"))
+""":data:`IMAGO_RULES` as GTP's ``kata-set-rules`` takes them: one word,
+for telling another engine (KataGo, an imago) to play and count as imago
+does."""

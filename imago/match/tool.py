@@ -12,7 +12,6 @@ per move, and losses by illegal move, crash or time. The command line
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import random
@@ -28,7 +27,7 @@ from typing import Optional
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
-from imago.game.rulesets import IMAGO_RULES
+from imago.game.rulesets import IMAGO_RULES_WORD
 
 
 @dataclass
@@ -224,7 +223,7 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
     return record, game
 
 
-RULES_COMMAND = "kata-set-rules " + json.dumps(IMAGO_RULES, separators=(",", ":"))
+RULES_COMMAND = "kata-set-rules " + IMAGO_RULES_WORD
 """The rules the referee plays, for an engine that takes KataGo's
 ``kata-set-rules``: KataGo plays Tromp-Taylor by default, whose suicide is
 an illegal move here (a 13x13 game of ``katago-gtp 1`` was lost so)."""
