@@ -11,6 +11,7 @@ import pytest
 from imago.bench import regress
 from imago.engine.algorithm import DecisionAlgorithm
 from imago.engine.engine import GameEngine
+from imago.game.rulesets import IMAGO_RULES_WORD
 
 NINE = "(;GM[1]FF[4]SZ[9]KM[7.5];B[ee];W[cc];B[gg];W[cg])"
 THIRTEEN = "(;GM[1]FF[4]SZ[13]KM[7.5];B[gg])"
@@ -181,17 +182,23 @@ for line in sys.stdin:
 """
 
 
+def _play_beside(suite, command: str, rules=None) -> regress.Tally:
+    """The suites answered by the external engine ``command``, imago keeping
+    the position beside it."""
+    ask, close = regress.external_engine(command)
+    try:
+        return regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9,
+                                  external=ask, rules=rules)
+    finally:
+        close()
+
+
 def test_another_gtp_engine_answers_the_tests(suite, tmp_path, capsys):
     """--engine: the tests go to another engine (here a script answering B9),
     imago keeping the position beside it to know its size."""
     script = tmp_path / "fake_engine.py"
     script.write_text(FAKE_ENGINE)
-    ask, close = regress.external_engine(f"{sys.executable} {script}")
-    try:
-        tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9,
-                                   external=ask)
-    finally:
-        close()
+    tally = _play_beside(suite, f"{sys.executable} {script}")
     assert [(o.number, o.answer, o.passed) for o in tally.outcomes] == [
         (1, "B9", False), (2, "B9", False), (4, "B9", True), (8, "B9", False)]
     assert "made_up.tst:20: loadsgf refused" in capsys.readouterr().err
@@ -333,12 +340,7 @@ def test_an_engine_without_loadsgf_or_reg_genmove_gets_the_position_and_genmove(
     asked ``genmove`` then ``undo``."""
     script, log = tmp_path / "katago_like.py", tmp_path / "commands.log"
     script.write_text(KATAGO_LIKE)
-    ask, close = regress.external_engine(f"{sys.executable} {script} {log}")
-    try:
-        tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9,
-                                   external=ask)
-    finally:
-        close()
+    tally = _play_beside(suite, f"{sys.executable} {script} {log}")
     assert [(o.number, o.answer) for o in tally.outcomes] == [
         (1, "B9"), (2, "B9"), (4, "B9"), (8, "B9")]
     commands = log.read_text().splitlines()
@@ -348,14 +350,6 @@ def test_an_engine_without_loadsgf_or_reg_genmove_gets_the_position_and_genmove(
         "genmove white", "undo"]
 
 
-def _play_beside(suite, command: str, rules=None) -> None:
-    """The suites answered by the external engine ``command``."""
-    ask, close = regress.external_engine(command)
-    try:
-        regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, external=ask,
-                           rules=rules)
-    finally:
-        close()
 
 
 def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite, tmp_path,
@@ -366,7 +360,7 @@ def test_another_engine_is_given_imagos_rules_unless_others_are_asked_for(suite,
     without a word, unless rules were asked for."""
     script, log = tmp_path / "katago_like.py", tmp_path / "commands.log"
     script.write_text(KATAGO_LIKE)
-    for rules, sent in ((None, regress.OWN_RULES), ("japanese", "japanese")):
+    for rules, sent in ((None, IMAGO_RULES_WORD), ("japanese", "japanese")):
         log.write_text("")
         _play_beside(suite, f"{sys.executable} {script} {log}", rules)
         commands = log.read_text().splitlines()

@@ -55,9 +55,6 @@ from imago.game.rulesets import IMAGO_RULES_WORD, parse_rules
 MOVE_TESTS = ("reg_genmove", "gg_genmove")
 """Numbered commands asking for a move without playing it."""
 
-OWN_RULES = IMAGO_RULES_WORD
-"""imago's rules as ``kata-set-rules`` takes them (one word)."""
-
 SETUP = frozenset({"loadsgf", "play", "undo", "komi", "boardsize", "clear_board",
                    "fixed_handicap", "set_free_handicap"})
 """Unnumbered commands replayed to set positions up."""
@@ -212,11 +209,10 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     are written for) is set on each fresh engine with ``kata-set-rules``;
     an engine that refuses the command (GNU Go) plays its own. Without
     ``rules`` every engine that takes ``kata-set-rules`` gets imago's own
-    (:data:`OWN_RULES`), so that the records' ``RU`` leave them as they are
-    and an external imago counts as the one beside it does (until
-    2026-11-30 only the local one was given them: an external imago then
-    followed the records' Japanese rules); one without the command (GNU
-    Go) plays its own, said only when ``rules`` were asked for."""
+    (:data:`~imago.game.rulesets.IMAGO_RULES_WORD`), so that the records'
+    ``RU`` leave them as they are and an external imago counts as the one
+    beside it does; one without the command (GNU Go) plays its own, said
+    only when ``rules`` were asked for."""
     from imago.gtp.commands import execute
     from imago.gtp.table import GtpError, Session
 
@@ -241,7 +237,7 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
             # that takes them: set rules, a record's RU (mostly Japanese here)
             # does not change them, and two engines are counted alike
             try:
-                ask("kata-set-rules", [rules if rules is not None else OWN_RULES])
+                ask("kata-set-rules", [rules if rules is not None else IMAGO_RULES_WORD])
             except Refused as error:
                 if rules is not None:  # an engine without the command keeps its own
                     print(f"{path.name}: kata-set-rules {rules} refused: {error}",
