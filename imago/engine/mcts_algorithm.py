@@ -179,6 +179,10 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
       playouts, whose priors are uniform, nor above :data:`FORCED_MAX_SIZE`);
     - ``self_atari``: also try losing self-ataris (filling a seki's shared
       liberty), which the search otherwise never plays;
+    - ``local_reading``: strike out at the root the moves that lose points
+      in a small closed-off area (a corner's seki or eye space) read out
+      to the end (:mod:`imago.search.local`); on by default, off below 5x5
+      where the search plays alone;
     - ``exact_seconds``: on 4x4 the exact solver
       (:mod:`imago.search.exact`) chooses the move when it proves the
       position's value within this many seconds (with a clock: within
@@ -201,6 +205,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                  no_resign: bool = False, seed: Optional[int] = None,
                  symmetries: str = "random", score_utility: float = 0.1,
                  pass_margin: float = 0.5, self_atari: bool = False,
+                 local_reading: bool = True,
                  exact_seconds: float = EXACT_SECONDS, lcb_z: float = LCB_Z,
                  forced_playouts: float = FORCED_PLAYOUTS,
                  ponder: bool = False, ponder_visits: int = PONDER_VISITS):
@@ -215,6 +220,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         self.no_resign = flag(no_resign)
         self.pass_margin = checked("pass_margin", pass_margin, low=0)
         self.self_atari = flag(self_atari)  # handed to the search at every move
+        self.local_reading = flag(local_reading)  # likewise
         self.seed = seed
         self.batch_size = checked("batch_size", batch_size, int, low=1)
         self.networks = SizedEvaluators(model, seed, self.batch_size, symmetries)
@@ -305,6 +311,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             if evaluator is not self.playouts and state.size <= FORCED_MAX_SIZE else 0.0
         alone = self._search_alone(state)
         self.search.self_atari = self.self_atari or alone
+        self.search.local_reading = self.local_reading and not alone
         self.search.by_score = alone  # the optimal result, not any win
         self.playouts.komi = state.game_komi
 

@@ -25,7 +25,9 @@ budget is spent.
 Moves that only give stones away (:func:`imago.game.seki.losing_self_atari`:
 filling a seki's shared liberty, running from atari into atari) are
 struck out at the root and wherever a descent first tries one, unless
-``self_atari`` is set. With scores known, nodes whose game looks decided
+``self_atari`` is set. So are, at the root, the moves that lose points in a
+small closed-off area read out to the end (a corner's seki or eye space,
+:mod:`imago.search.local`), unless ``local_reading`` is off. With scores known, nodes whose game looks decided
 choose by a score utility too (:meth:`PUCTSearch._choose`), and lines that
 end with two passes are counted without the stones the root's count found
 dead (:meth:`PUCTSearch.assume_dead`). With :attr:`PUCTSearch.by_score` (the
@@ -86,7 +88,8 @@ class PUCTSearch(RootSetup, SearchReports):
                  cache_size: int = 200_000, self_atari: bool = False,
                  score_utility: float = 0.1, score_scale: Optional[float] = None,
                  keep_ownership: bool = False, lcb_z: float = LCB_Z,
-                 lcb_min_share: float = LCB_MIN_SHARE, forced_playouts: float = 0.0):
+                 lcb_min_share: float = LCB_MIN_SHARE, forced_playouts: float = 0.0,
+                 local_reading: bool = True):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
@@ -97,6 +100,8 @@ class PUCTSearch(RootSetup, SearchReports):
         self.dirichlet_alpha = dirichlet_alpha
         self.noise_fraction = noise_fraction
         self.self_atari = bool(self_atari)  # whether losing self-ataris may be tried
+        # whether the root strikes the moves its closed-off areas read as lost
+        self.local_reading = bool(local_reading)
         self.score_utility = float(score_utility)
         self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.by_score = False  # values are leads over the board's points, not win rates

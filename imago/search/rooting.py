@@ -18,6 +18,7 @@ from imago.game import GameMove, GameState
 from imago.game.state import TERRITORY
 from imago.game.seki import losing_self_atari
 
+from .local import losing_moves
 from .leaf import HISTORY, Leaf, action_of, action_points, point_actions
 from .tree import CLOSED, VISITS, SearchNode, encode_priors
 
@@ -230,8 +231,21 @@ class RootSetup:
         priors = np.divide(policy, total, out=uniform, where=total > 0)
         return encode_priors(priors, open_mask)
 
+    def _read_locally(self, open_mask: np.ndarray) -> np.ndarray:
+        """``open_mask`` without the moves that lose locally in the root's
+        closed-off areas, read out to the end
+        (:func:`imago.search.local.losing_moves`), unless
+        :attr:`local_reading` is off or losing self-ataris are tried."""
+        if not self.local_reading or self.self_atari:
+            return open_mask
+        losing = losing_moves(self.root_board, self.root_color)
+        if losing:
+            open_mask = open_mask.copy()
+            open_mask[point_actions(self.size)[sorted(losing)]] = False
+        return open_mask
+
     def _expand_exact(self, root: SearchNode, policy, value) -> None:
-        open_mask = self._open_mask(self.root_board, exact=True)
+        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True))
         root.priors = self._normalised(policy, open_mask).tobytes()
         root.value = float(value)
         root.careful = True
@@ -240,8 +254,8 @@ class RootSetup:
         """Give a reused root the careful ``policy`` as priors, keeping the
         visits it already has, and strike its illegal moves out."""
         root.careful = True
-        root.priors = self._normalised(policy,
-                                       self._open_mask(self.root_board, exact=True)).tobytes()
+        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True))
+        root.priors = self._normalised(policy, open_mask).tobytes()
         self._strike_illegal(root)
 
     def _strike_illegal(self, root: SearchNode) -> None:
