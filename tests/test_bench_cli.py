@@ -28,7 +28,7 @@ def test_help_lists_the_benchmarks_and_their_options():
     for topic in bench.TOPICS:
         assert f"{topic} {' '.join(cli.describe(topic).split())}" in flat
     assert "--batch N mcts: positions per network call (default: 16)" in flat
-    assert "--dir FOLDER sgf, regress, ownership, count: " in flat
+    assert "--dir FOLDER sgf, regress, ownership, count, local: " in flat
     assert "--model PATH mcts, analysis, regress, ownership: " in flat
     assert "--visits N ownership: visits of each position's search (default: 50)" in flat
     assert "--quick shorter runs" in flat and "benchmarks (default: board):" in flat
@@ -67,7 +67,7 @@ def test_no_topic_runs_board(calls, capsys):
 
 @pytest.mark.parametrize("argv,message", [
     (["16"], "unknown benchmark '16'; choose from board, sgf, nn, mcts, arch, analysis, startup, "
-              "exact, regress, ownership, count"),
+              "exact, regress, ownership, count, local"),
     (["board", "--batch", "8"], "--batch is an option of mcts, which is not among the "
                                 "benchmarks asked for (board)"),
     (["mcts", "--batch", "0"], "argument --batch: must be at least 1, not 0"),

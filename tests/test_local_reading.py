@@ -10,7 +10,7 @@ import pytest
 from imago.game import BLACK, WHITE, GameState, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch
 from imago.search.leaf import point_actions
-from imago.search.local import LocalReader, find_areas, losing_moves
+from imago.search.local import LocalReader, find_areas, forget, losing_moves
 from imago.search.tree import CLOSED
 
 from conftest import from_rows
@@ -83,9 +83,11 @@ def test_the_vital_point_of_a_straight_three_decides_life():
     assert _names(game, losing_moves(game.board, WHITE)) == {"A7", "C7"}
 
 
-def test_a_reading_that_runs_past_its_budget_strikes_nothing():
+def test_a_reading_past_its_budget_strikes_nothing_and_waits_for_a_later_call():
     game = from_rows(STRAIGHT_THREE)
+    forget()
     assert losing_moves(game.board, BLACK, budget=2) == set()
+    assert _names(game, losing_moves(game.board, BLACK)) == {"A7", "C7"}
 
 
 def test_strings_short_of_outside_liberties_close_no_area():
@@ -143,3 +145,15 @@ def test_a_seki_s_shared_liberties_are_lost_for_both():
     game = from_rows(SEKI)
     for color in (BLACK, WHITE):
         assert _names(game, losing_moves(game.board, color)) == {"A7", "B6"}
+
+
+def test_the_benchmark_reads_a_folder_of_games_and_names_a_bad_file(tmp_path, capsys):
+    from imago.bench import local as bench_local
+
+    (tmp_path / "a.sgf").write_text("(;GM[1]SZ[7];B[aa];W[ba];B[ab];W[bb];B[ca];W[cb];B[ac]"
+                                    ";W[bc];B[dd];W[ad])")
+    (tmp_path / "b.sgf").write_text("(;GM[1]SZ[7];B[zz")
+    assert bench_local.main([f"--dir={tmp_path}", "--quick"]) == 0
+    out, err = capsys.readouterr()
+    assert "b.sgf" in err
+    assert out.startswith(f"local {tmp_path.name}: 2 positions of 1 games, 0 with an area")

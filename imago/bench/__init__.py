@@ -1,5 +1,5 @@
 """Benchmarks: ``python -m imago.bench [board|sgf|nn|mcts|arch|analysis|startup|exact|regress|ownership|
-count ...]``.
+count|local ...]``.
 
 Each topic is a module of this package with a ``main(argv)`` function that
 prints its figures (medians of several runs, and ratios measured in the same
@@ -11,7 +11,7 @@ of :data:`OPTIONS`.
 from typing import Optional
 
 TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress",
-          "ownership", "count")
+          "ownership", "count", "local")
 
 ABOUT = {
     "board": "random games as playouts play them (legal, no own-eye filling, until two "
@@ -44,6 +44,9 @@ ABOUT = {
                  "share of owned points right, by game phase",
     "count": "the one count (final_score) of finished games against the results their "
              "referee recorded: exact results and winners per folder, seconds a count",
+    "local": "the root's reading of closed-off areas on positions of real games: "
+             "milliseconds a reading (median, 90th and 99th percentile, most), moves struck "
+             "out",
 }
 """One sentence on what each benchmark measures."""
 
@@ -53,10 +56,11 @@ OPTIONS = {
     "model": (("mcts", "analysis", "regress", "ownership"), "PATH", "the network to search "
               "with, or none for random playouts (default: the shipped 9x9 network; regress: "
               "the shipped network of --size; ownership: the shipped network of each size)"),
-    "dir": (("sgf", "regress", "ownership", "count"), "FOLDER", "sgf: the SGF files to read "
-            "(default: ../shared/data/gnugo9); regress: the folder of .tst suites (needed); "
-            "ownership: counted games (default: ../shared/data/katago19); count: games with "
-            "an index.tsv (default: katago9, gnugo9 and katago13 of ../shared/data)"),
+    "dir": (("sgf", "regress", "ownership", "count", "local"), "FOLDER", "sgf: the SGF files "
+            "to read (default: ../shared/data/gnugo9); regress: the folder of .tst suites "
+            "(needed); ownership: counted games (default: ../shared/data/katago19); count: "
+            "games with an index.tsv (default: katago9, gnugo9 and katago13 of "
+            "../shared/data); local: games (default: katago9, gnugo9 and katago19)"),
     "size": (("regress",), "N", "the board size whose tests are played (default: 9)"),
     "seed": (("regress",), "N", "the engine's random seed (default: 1)"),
     "suites": (("regress",), "NAMES", "only these suite files of --dir, comma-separated "

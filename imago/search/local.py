@@ -30,8 +30,9 @@ position although the ban on repeating one makes values depend on it (as
 :func:`losing_moves` strikes out only the moves it reads at least
 :data:`PRUNE_MARGIN` points worse than the best whoever wins the kos. A
 reading that needs more than :data:`NODE_BUDGET` positions gives up and
-strikes nothing. Filling a point whose neighbours are all one's own string
-is not tried, since passing does as well.
+strikes nothing, and a root reads at most that many positions in all.
+Filling a point whose neighbours are all one's own string is not tried,
+since passing does as well.
 """
 
 from __future__ import annotations
@@ -49,8 +50,9 @@ MAX_AREA_POINTS = 32
 grows with its strings' size as well."""
 SAFE_LIBERTIES = 4
 """Outside liberties that make a string touching an area safe."""
-NODE_BUDGET = 20_000
-"""Positions one area's reading may visit before it gives up."""
+NODE_BUDGET = 40_000
+"""Positions one area's reading (both ko regimes) may visit before it gives
+up, and one root's readings together."""
 _INFINITE = 10 ** 6
 SETTLED = -1
 """What :meth:`LocalReader.play` gives as the ko of a move that captured
@@ -197,6 +199,7 @@ class LocalReader:
         self.area = area
         self.full = (1 << len(area.points)) - 1
         self.nbr = area.neighbours
+        self.byte_tables = self._byte_tables()
         self.safe = {BLACK: area.safe_black, WHITE: area.safe_white}
         self.budget = budget
         self.nodes = 0
@@ -207,20 +210,35 @@ class LocalReader:
         self.table: dict[tuple, tuple[int, int, int]] = {}
 
     def _spread(self, mask: int) -> int:
-        nbr, out = self.nbr, 0
-        while mask:
-            low = mask & -mask
-            out |= nbr[low.bit_length() - 1]
-            mask ^= low
+        """The neighbours of the points of ``mask`` (a byte at a time)."""
+        out = 0
+        for shift, table in self.byte_tables:
+            out |= table[(mask >> shift) & 0xFF]
         return out
 
+    def _byte_tables(self) -> list[tuple[int, list[int]]]:
+        """Per byte of the area's bits, the neighbours of every value it takes."""
+        tables = []
+        for shift in range(0, len(self.nbr), 8):
+            table = [0] * 256
+            for value in range(1, 256):
+                low = value & -value
+                bit = shift + low.bit_length() - 1
+                table[value] = table[value ^ low] | (self.nbr[bit] if bit < len(self.nbr) else 0)
+            tables.append((shift, table))
+        return tables
+
     def _flood(self, seed: int, within: int) -> int:
-        mask = seed
-        while True:
-            grown = mask | (self._spread(mask) & within)
-            if grown == mask:
-                return mask
-            mask = grown
+        """The points of ``within`` connected to ``seed`` through it."""
+        tables = self.byte_tables  # _spread inlined: the reading's innermost loop
+        mask = frontier = seed
+        while frontier:
+            out = 0
+            for shift, table in tables:
+                out |= table[(frontier >> shift) & 0xFF]
+            frontier = out & within & ~mask
+            mask |= frontier
+        return mask
 
     def play(self, me: int, opp: int, bit: int, color: int
              ) -> Optional[tuple[int, int, int]]:
@@ -387,15 +405,28 @@ def losing_moves(board, color: int, margin: int = PRUNE_MARGIN,
     """The points where ``color``, to move, would end at least ``margin``
     points worse, read out in their area, than with another move there or
     playing elsewhere, both when it wins every ko there and when the
-    opponent does (see the module docstring); nothing from an area whose
-    reading gives up. Areas read before are answered from memory."""
+    opponent does (see the module docstring). Areas read before are
+    answered from memory; the others share ``budget`` positions, and one
+    that needs more than :data:`NODE_BUDGET` is given up for good (nothing
+    struck there), one that needs more than what is left this time waits
+    for a later call."""
     losing: set[int] = set()
+    left = budget
     for area in find_areas(board):
-        key = (color, margin, budget, tuple(area.points), area.black, area.white,
+        key = (color, margin, tuple(area.points), area.black, area.white,
                area.safe_black, area.safe_white)
         found = _VERDICTS.get(key)
         if found is None:
-            found = _VERDICTS[key] = _losing_in(area, color, margin, budget)
+            if left <= 0:
+                continue
+            allowed = min(NODE_BUDGET, left)
+            found, spent = _losing_in(area, color, margin, allowed)
+            left -= spent
+            if found is None:
+                if allowed < NODE_BUDGET:
+                    continue
+                found = frozenset()
+            _VERDICTS[key] = found
             if len(_VERDICTS) > _VERDICTS_KEPT:
                 del _VERDICTS[next(iter(_VERDICTS))]
         losing |= found
@@ -406,21 +437,30 @@ _VERDICTS: dict[tuple, frozenset] = {}  # a game's areas last from move to move
 _VERDICTS_KEPT = 4096
 
 
-def _losing_in(area: Area, color: int, margin: int, budget: int) -> frozenset:
-    """:func:`losing_moves` of one area."""
-    verdicts = []
+def forget() -> None:
+    """Forget every area read (for benchmarks: each reading from scratch)."""
+    _VERDICTS.clear()
+
+
+def _losing_in(area: Area, color: int, margin: int, budget: int
+               ) -> tuple[Optional[frozenset], int]:
+    """:func:`losing_moves` of one area (None if its reading gave up), and
+    the positions read."""
+    verdicts, spent = [], 0
     for master in (color, 3 - color):
-        reader = LocalReader(area, budget, ko_master=master)
+        reader = LocalReader(area, budget - spent, ko_master=master)
         try:
             values, passing = reader.move_values(color)
         except GaveUp:
-            return frozenset()
+            return None, budget
+        finally:
+            spent += reader.nodes
         best = max([passing, *values.values()])
         verdicts.append({p for p, v in values.items() if v <= best - margin})
         if not verdicts[-1]:
-            return frozenset()
-    return frozenset(verdicts[0] & verdicts[1])
+            return frozenset(), spent
+    return frozenset(verdicts[0] & verdicts[1]), spent
 
 
 __all__ = ["Area", "GaveUp", "LocalReader", "MAX_AREA_EMPTIES", "MAX_AREA_POINTS", "NODE_BUDGET",
-           "PRUNE_MARGIN", "SAFE_LIBERTIES", "find_areas", "losing_moves"]
+           "PRUNE_MARGIN", "SAFE_LIBERTIES", "find_areas", "forget", "losing_moves"]
