@@ -157,3 +157,23 @@ def test_the_benchmark_reads_a_folder_of_games_and_names_a_bad_file(tmp_path, ca
     out, err = capsys.readouterr()
     assert "b.sgf" in err
     assert out.startswith(f"local {tmp_path.name}: 2 positions of 1 games, 0 with an area")
+
+
+def test_a_reused_root_drops_the_visits_of_moves_read_as_lost():
+    # Black's search reads nothing at White's replies; when the game goes
+    # down the tree, the new root strikes A7 and C7 with what they had.
+    game = from_rows(STRAIGHT_THREE)
+    search = PUCTSearch(UniformEvaluator(), seed=1)
+    root = search.run(game, WHITE, visits=3000, early_stop=False)
+    far = vertex_to_index("G1", game.size)
+    child = root.children[root.edge(point_actions(game.size)[far])]
+    below = {p: child.visits[child.edge(point_actions(game.size)[p])]
+             for p in _points(game, "A7 C7") if child.edge(point_actions(game.size)[p]) >= 0}
+    assert below and max(below.values()) > 0  # tried there before the game went on
+    game.play(WHITE, far)
+    root = search.run(game, BLACK, visits=1, early_stop=False)
+    for p in _points(game, "A7 C7"):
+        action = point_actions(game.size)[p]
+        assert root.is_struck(action)
+        edge = root.edge(action)
+        assert edge < 0 or root.visits[edge] == 0

@@ -231,21 +231,40 @@ class RootSetup:
         priors = np.divide(policy, total, out=uniform, where=total > 0)
         return encode_priors(priors, open_mask)
 
-    def _read_locally(self, open_mask: np.ndarray) -> np.ndarray:
-        """``open_mask`` without the moves that lose locally in the root's
-        closed-off areas, read out to the end
-        (:func:`imago.search.local.losing_moves`), unless
-        :attr:`local_reading` is off or losing self-ataris are tried."""
-        if not self.local_reading or self.self_atari:
-            return open_mask
-        losing = losing_moves(self.root_board, self.root_color)
-        if losing:
+    def _read_locally(self, open_mask: np.ndarray, root: SearchNode) -> np.ndarray:
+        """``open_mask`` without the moves :meth:`_strike_lost` strikes."""
+        lost = self._strike_lost(root)
+        if len(lost):
             open_mask = open_mask.copy()
-            open_mask[point_actions(self.size)[sorted(losing)]] = False
+            open_mask[lost] = False
         return open_mask
 
+    def _strike_lost(self, root: SearchNode) -> np.ndarray:
+        """Strike out of ``root`` the moves that lose locally in its
+        closed-off areas, read out to the end
+        (:func:`imago.search.local.losing_moves`), with any visits they had
+        (below an earlier root nothing was read), unless
+        :attr:`local_reading` is off or losing self-ataris are tried; their
+        actions."""
+        if not self.local_reading or self.self_atari:
+            return np.zeros(0, dtype=np.intp)
+        losing = losing_moves(self.root_board, self.root_color)
+        actions = point_actions(self.size)[sorted(losing)]
+        for action in actions:
+            self._drop(root, int(action))
+        return actions
+
+    @staticmethod
+    def _drop(root: SearchNode, action: int) -> None:
+        """Strike ``action`` out of ``root``'s choices with any visits it had."""
+        edge = root.edge(action)
+        if edge >= 0:
+            root.total -= root.visits[edge]
+            root.stats[VISITS:, edge] = 0.0  # every statistic but the move
+        root.strike(action)
+
     def _expand_exact(self, root: SearchNode, policy, value) -> None:
-        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True))
+        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True), root)
         root.priors = self._normalised(policy, open_mask).tobytes()
         root.value = float(value)
         root.careful = True
@@ -254,13 +273,14 @@ class RootSetup:
         """Give a reused root the careful ``policy`` as priors, keeping the
         visits it already has, and strike its illegal moves out."""
         root.careful = True
-        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True))
+        open_mask = self._read_locally(self._open_mask(self.root_board, exact=True), root)
         root.priors = self._normalised(policy, open_mask).tobytes()
         self._strike_illegal(root)
 
     def _strike_illegal(self, root: SearchNode) -> None:
         """Strike out every illegal move (and losing self-atari, see
-        :meth:`_descend`) at a reused root, so results list legal moves only."""
+        :meth:`_descend`) at a reused root, so results list legal moves only,
+        and the moves read as lost (:meth:`_strike_lost`)."""
         board, color = self.root_board, self.root_color
         points = action_points(self.size)
         tried = set(root.moves.tolist())
@@ -269,6 +289,7 @@ class RootSetup:
             if point is not None and action not in tried \
                     and self._unplayable(board, point, color):
                 root.strike(int(action))
+        self._strike_lost(root)
 
     def _unplayable(self, board, point: int, color: int) -> bool:
         """Whether ``color`` may not play ``point`` in the search: illegal,
@@ -325,10 +346,6 @@ class RootSetup:
         if not allow and not struck:
             if not any(a != pass_action for a in root.open_actions()):
                 return  # with no board move left the pass stays: selection needs a choice
-            edge = root.edge(pass_action)
-            if edge >= 0:
-                root.total -= root.visits[edge]
-                root.stats[VISITS:, edge] = 0.0  # every statistic but the move
-            root.strike(pass_action)
+            self._drop(root, pass_action)
         elif allow and struck:
             root.unstrike(pass_action)
