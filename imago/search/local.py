@@ -103,8 +103,9 @@ def _empty_regions(board) -> tuple[dict[int, int], list[list[int]]]:
 
 def find_areas(board, max_empties: int = MAX_AREA_EMPTIES,
                safe_liberties: int = SAFE_LIBERTIES) -> list[Area]:
-    """The board's areas (see the module docstring), each region in one at
-    most."""
+    """The board's areas (see the module docstring). A region that starts
+    an area starts no other, though one grown from another region may take
+    it in as well."""
     region_of, regions = _empty_regions(board)
     used: set[int] = set()
     areas = []

@@ -160,6 +160,7 @@ class RootSetup:
         elif root.expanded and not root.careful:
             root.careful = True         # nothing more careful to ask for
             self._strike_illegal(root)  # it was expanded without legality checks
+            self._strike_lost(root)
         if root.expanded:
             if self.dirichlet_alpha > 0:
                 self._add_noise(root)
@@ -279,8 +280,7 @@ class RootSetup:
 
     def _strike_illegal(self, root: SearchNode) -> None:
         """Strike out every illegal move (and losing self-atari, see
-        :meth:`_descend`) at a reused root, so results list legal moves only,
-        and the moves read as lost (:meth:`_strike_lost`)."""
+        :meth:`_descend`) at a reused root, so results list legal moves only."""
         board, color = self.root_board, self.root_color
         points = action_points(self.size)
         tried = set(root.moves.tolist())
@@ -289,7 +289,6 @@ class RootSetup:
             if point is not None and action not in tried \
                     and self._unplayable(board, point, color):
                 root.strike(int(action))
-        self._strike_lost(root)
 
     def _unplayable(self, board, point: int, color: int) -> bool:
         """Whether ``color`` may not play ``point`` in the search: illegal,
