@@ -163,7 +163,7 @@ def test_a_reused_root_drops_the_visits_of_moves_read_as_lost():
     # Black's search reads nothing at White's replies; when the game goes
     # down the tree, the new root strikes A7 and C7 with what they had.
     game = from_rows(STRAIGHT_THREE)
-    search = PUCTSearch(UniformEvaluator(), seed=1)
+    search = PUCTSearch(UniformEvaluator(), seed=1, local_reading=True)
     root = search.run(game, WHITE, visits=3000, early_stop=False)
     far = vertex_to_index("G1", game.size)
     child = root.children[root.edge(point_actions(game.size)[far])]

@@ -236,6 +236,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                                  noise_fraction=checked("noise_fraction", noise_fraction,
                                                         low=0, high=1),
                                  seed=seed, self_atari=self.self_atari,
+                                 local_reading=self.local_reading,
                                  score_utility=checked("score_utility", score_utility, low=0),
                                  keep_ownership=True,
                                  lcb_z=checked("lcb_z", lcb_z, low=0))

@@ -27,7 +27,8 @@ filling a seki's shared liberty, running from atari into atari) are
 struck out at the root and wherever a descent first tries one, unless
 ``self_atari`` is set. So are, at the root, the moves that lose points in a
 small closed-off area read out to the end (a corner's seki or eye space,
-:mod:`imago.search.local`), unless ``local_reading`` is off. With scores known, nodes whose game looks decided
+:mod:`imago.search.local`) when ``local_reading`` is set (the engine sets it;
+self-play's cheap searches would spend more on reading than on visits). With scores known, nodes whose game looks decided
 choose by a score utility too (:meth:`PUCTSearch._choose`), and lines that
 end with two passes are counted without the stones the root's count found
 dead (:meth:`PUCTSearch.assume_dead`). With :attr:`PUCTSearch.by_score` (the
@@ -89,7 +90,7 @@ class PUCTSearch(RootSetup, SearchReports):
                  score_utility: float = 0.1, score_scale: Optional[float] = None,
                  keep_ownership: bool = False, lcb_z: float = LCB_Z,
                  lcb_min_share: float = LCB_MIN_SHARE, forced_playouts: float = 0.0,
-                 local_reading: bool = True):
+                 local_reading: bool = False):
         if not c_puct > 0:
             raise ValueError(f"c_puct must be positive, not {c_puct}")
         self.evaluator = evaluator
