@@ -287,6 +287,10 @@ class LocalReader:
                 total += bin(region).count("1") * (1 if by_black else -1)
         return total
 
+    def _count(self, me: int, opp: int, color: int) -> int:
+        """:meth:`score` for ``color``, the owner of ``me``."""
+        return self.score(me, opp) if color == BLACK else -self.score(opp, me)
+
     def _pointless(self, me: int, bit: int, color: int) -> bool:
         """Whether ``bit`` is a point whose neighbours are all one string of
         ``me``'s and no safe string of the opponent's."""
@@ -323,7 +327,7 @@ class LocalReader:
         if path is None:
             path = {(me, opp) if color == BLACK else (opp, me)}
         if self.depth > self.max_depth:
-            return self.score(me, opp) if color == BLACK else -self.score(opp, me)
+            return self._count(me, opp, color)
         key = (me, opp, color, passed, ko)
         lower, upper, first = self.table.get(key, (-_INFINITE, _INFINITE, 0))
         if lower >= beta:
@@ -338,8 +342,7 @@ class LocalReader:
         alpha, beta = max(alpha, lower), min(beta, upper)
         alpha0, beta0 = alpha, beta
         if passed:
-            sign = 1 if color == BLACK else -1
-            best = sign * (self.score(me, opp) if color == BLACK else self.score(opp, me))
+            best = self._count(me, opp, color)
         else:
             best = -self.value(opp, me, 3 - color, True, 0, -beta, -alpha, path)
         best_move = 0
@@ -370,7 +373,7 @@ class LocalReader:
         (``ko`` as :meth:`play` gives it), the opponent to move."""
         position = (me, opp) if color == BLACK else (opp, me)
         if ko == SETTLED:
-            return self.score(*position) * (1 if color == BLACK else -1)
+            return self._count(me, opp, color)
         added = position not in path  # a ko master's retake repeats one
         path.add(position)
         self.depth += 1
