@@ -4,13 +4,16 @@ the root moves it strikes out. Positions made for these tests (``X`` Black,
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
 from imago.game import BLACK, WHITE, GameState, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch
 from imago.search.leaf import point_actions
-from imago.search.local import LocalReader, find_areas, forget, losing_moves
+from imago.search import rooting
+from imago.search.local import LocalReader, OutOfTime, find_areas, forget, losing_moves
 from imago.search.tree import CLOSED
 
 from conftest import from_rows
@@ -90,6 +93,18 @@ def test_a_reading_past_its_budget_strikes_nothing_and_waits_for_a_later_call():
     assert _names(game, losing_moves(game.board, BLACK)) == {"A7", "C7"}
 
 
+def test_a_reading_past_its_deadline_strikes_nothing_and_reads_again_later():
+    game = from_rows(EIGHT_POINT_CORNER)
+    reader = LocalReader(find_areas(game.board)[0], ko_master=WHITE,
+                         deadline=time.perf_counter() - 1.0)
+    with pytest.raises(OutOfTime):
+        reader.move_values(WHITE)  # some 17,000 positions: the clock is looked at
+    game = from_rows(STRAIGHT_THREE)
+    forget()
+    assert losing_moves(game.board, BLACK, deadline=time.perf_counter() - 1.0) == set()
+    assert _names(game, losing_moves(game.board, BLACK)) == {"A7", "C7"}  # not given up
+
+
 def test_strings_short_of_outside_liberties_close_no_area():
     # White's wall has two liberties outside (F7, F6): a fight, not an area.
     rows = [
@@ -126,6 +141,25 @@ def test_the_root_strikes_out_the_moves_read_as_lost(reading):
     assert _names(game, struck) == ({"A7", "C7"} if reading else set())
 
 
+def test_a_timed_search_reads_its_root_within_a_share_of_its_time(monkeypatch):
+    asked = []
+
+    def losing(board, color, deadline=None):
+        asked.append(deadline)
+        return set()
+
+    monkeypatch.setattr(rooting, "losing_moves", losing)
+    game = from_rows(STRAIGHT_THREE)
+    search = PUCTSearch(UniformEvaluator(), seed=1, local_reading=True)
+    start = time.perf_counter()
+    search.run(game, BLACK, visits=None, seconds=0.4)
+    assert len(asked) == 1 and start < asked[0] <= start + 0.1 + 0.05
+    search = PUCTSearch(UniformEvaluator(), seed=1, local_reading=True)
+    search.run(game, BLACK, visits=16)
+    assert asked[1] is None  # a search by visits reads its whole budget
+    assert search.read_deadline is None
+
+
 def test_an_invasion_of_a_closed_corner_makes_seki_at_two_points_only():
     game = from_rows(EIGHT_POINT_CORNER)
     (area,) = find_areas(game.board)
@@ -139,6 +173,19 @@ def test_an_invasion_of_a_closed_corner_makes_seki_at_two_points_only():
     values, _ = LocalReader(area, ko_master=BLACK).move_values(WHITE)
     assert set(values.values()) == {-15}
     assert losing_moves(game.board, WHITE) == set()
+
+
+def test_a_reading_cut_short_goes_on_where_it_stopped():
+    # The seki's reading takes some 20,000 positions: 3,000 a call finish it
+    # in a few calls, where starting over each time never would.
+    game = from_rows(SEKI)
+    forget()
+    calls, struck = 0, set()
+    while not struck and calls < 20:
+        calls += 1
+        struck = losing_moves(game.board, BLACK, budget=3_000)
+    assert 1 < calls < 20
+    assert _names(game, struck) == {"A7", "B6"}
 
 
 def test_a_seki_s_shared_liberties_are_lost_for_both():

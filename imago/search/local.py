@@ -30,13 +30,16 @@ position although the ban on repeating one makes values depend on it (as
 :func:`losing_moves` strikes out only the moves it reads at least
 :data:`PRUNE_MARGIN` points worse than the best whoever wins the kos. A
 reading that needs more than :data:`NODE_BUDGET` positions gives up and
-strikes nothing, and a root reads at most that many positions in all.
+strikes nothing, and a root reads at most that many positions in all and,
+in a timed search, for a share of its time; a reading cut short by either
+goes on from where it stopped at the next root (its table kept).
 Filling a point whose neighbours are all one's own string is not tried,
 since passing does as well.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -60,7 +63,14 @@ more stones than a dead eye shape holds: the line ends there."""
 
 
 class GaveUp(Exception):
-    """The reading ran past :data:`NODE_BUDGET`."""
+    """The reading ran past its budget of positions."""
+
+
+class OutOfTime(GaveUp):
+    """The reading ran past its deadline: the area may be read another time."""
+
+
+_DEADLINE_CHECK = 1024  # positions between two looks at the clock
 
 
 @dataclass
@@ -194,15 +204,19 @@ def _as_bits(board, region_ids: set[int], regions: list[list[int]], local: set[i
 class LocalReader:
     """Reads one :class:`Area` to the end (see the module docstring)."""
 
-    def __init__(self, area: Area, budget: int = NODE_BUDGET, ko_master: int = EMPTY):
+    def __init__(self, area: Area, budget: int = NODE_BUDGET, ko_master: int = EMPTY,
+                 deadline: Optional[float] = None):
         """``ko_master``: the colour that wins every ko (may retake at once),
-        or EMPTY for neither (both wait a move)."""
+        or EMPTY for neither (both wait a move). Past ``budget`` positions
+        the reading raises :class:`GaveUp`, past ``deadline``
+        (``time.perf_counter``) :class:`OutOfTime`."""
         self.area = area
         self.full = (1 << len(area.points)) - 1
         self.nbr = area.neighbours
         self.byte_tables = self._byte_tables()
         self.safe = {BLACK: area.safe_black, WHITE: area.safe_white}
         self.budget = budget
+        self.deadline = deadline
         self.nodes = 0
         self.max_depth = 3 * len(area.points)
         self.depth = 0  # moves (not passes) in the line read now
@@ -339,6 +353,9 @@ class LocalReader:
         self.nodes += 1
         if self.nodes > self.budget:
             raise GaveUp()
+        if self.deadline is not None and not self.nodes % _DEADLINE_CHECK \
+                and time.perf_counter() > self.deadline:
+            raise OutOfTime()
         alpha, beta = max(alpha, lower), min(beta, upper)
         alpha0, beta0 = alpha, beta
         if passed:
@@ -405,15 +422,17 @@ may go either way by territory (a seki's eyes, the last dame)."""
 
 
 def losing_moves(board, color: int, margin: int = PRUNE_MARGIN,
-                 budget: int = NODE_BUDGET) -> set[int]:
+                 budget: int = NODE_BUDGET, deadline: Optional[float] = None) -> set[int]:
     """The points where ``color``, to move, would end at least ``margin``
     points worse, read out in their area, than with another move there or
     playing elsewhere, both when it wins every ko there and when the
     opponent does (see the module docstring). Areas read before are
-    answered from memory; the others share ``budget`` positions, and one
-    that needs more than :data:`NODE_BUDGET` is given up for good (nothing
-    struck there), one that needs more than what is left this time waits
-    for a later call."""
+    answered from memory; the others share ``budget`` positions. An area
+    whose reading needs more than :data:`NODE_BUDGET` positions in all is
+    given up for good (nothing struck there); one that needs more than what
+    is left this time, or is still being read at ``deadline``
+    (``time.perf_counter``), strikes nothing now and goes on from where it
+    stopped at a later call (a move's search reads on in the next one)."""
     losing: set[int] = set()
     left = budget
     for area in find_areas(board):
@@ -421,15 +440,12 @@ def losing_moves(board, color: int, margin: int = PRUNE_MARGIN,
                area.safe_black, area.safe_white)
         found = _VERDICTS.get(key)
         if found is None:
-            if left <= 0:
+            if left <= 0 or (deadline is not None and time.perf_counter() >= deadline):
                 continue
-            allowed = min(NODE_BUDGET, left)
-            found, spent = _losing_in(area, color, margin, allowed)
+            found, spent = _read_area(area, key, left, deadline)
             left -= spent
             if found is None:
-                if allowed < NODE_BUDGET:
-                    continue
-                found = frozenset()
+                continue
             _VERDICTS[key] = found
             if len(_VERDICTS) > _VERDICTS_KEPT:
                 del _VERDICTS[next(iter(_VERDICTS))]
@@ -441,30 +457,61 @@ _VERDICTS: dict[tuple, frozenset] = {}  # a game's areas last from move to move
 _VERDICTS_KEPT = 4096
 
 
+@dataclass
+class _Reading:
+    """An area's reading under way: the moves each ko regime read so far
+    strikes, the positions those took, and the next regime's reader (its
+    table kept, so that a later call goes on where this one stopped)."""
+    verdicts: list[set[int]]
+    done: int
+    reader: LocalReader
+
+
+_UNFINISHED: dict[tuple, _Reading] = {}
+_UNFINISHED_KEPT = 16
+
+
 def forget() -> None:
     """Forget every area read (for benchmarks: each reading from scratch)."""
     _VERDICTS.clear()
+    _UNFINISHED.clear()
 
 
-def _losing_in(area: Area, color: int, margin: int, budget: int
+def _read_area(area: Area, key: tuple, allowed: int, deadline: Optional[float]
                ) -> tuple[Optional[frozenset], int]:
-    """:func:`losing_moves` of one area (None if its reading gave up), and
-    the positions read."""
-    verdicts, spent = [], 0
-    for master in (color, 3 - color):
-        reader = LocalReader(area, budget - spent, ko_master=master)
+    """:func:`losing_moves` of one area (``key``: colour to move, margin,
+    the area) with at most ``allowed`` positions and until ``deadline``:
+    the moves struck (none if the reading gave up for good), or None if it
+    has to go on later; and the positions read."""
+    color, margin = key[0], key[1]
+    reading = _UNFINISHED.pop(key, None) or _Reading(
+        [], 0, LocalReader(area, NODE_BUDGET, ko_master=color))
+    spent = 0
+    while True:
+        reader = reading.reader
+        before = reader.nodes
+        reader.budget = min(NODE_BUDGET - reading.done, before + allowed - spent)
+        reader.deadline = deadline
         try:
             values, passing = reader.move_values(color)
-        except GaveUp:
-            return None, budget
-        finally:
-            spent += reader.nodes
+        except GaveUp as stop:
+            spent += reader.nodes - before
+            if not isinstance(stop, OutOfTime) and reader.budget >= NODE_BUDGET - reading.done:
+                return frozenset(), spent  # too big to read: nothing struck
+            _UNFINISHED[key] = reading
+            if len(_UNFINISHED) > _UNFINISHED_KEPT:
+                del _UNFINISHED[next(iter(_UNFINISHED))]
+            return None, spent
+        spent += reader.nodes - before
         best = max([passing, *values.values()])
-        verdicts.append({p for p, v in values.items() if v <= best - margin})
-        if not verdicts[-1]:
+        reading.verdicts.append({p for p, v in values.items() if v <= best - margin})
+        if not reading.verdicts[-1]:
             return frozenset(), spent
-    return frozenset(verdicts[0] & verdicts[1]), spent
+        if len(reading.verdicts) == 2:
+            return frozenset(reading.verdicts[0] & reading.verdicts[1]), spent
+        reading.done += reader.nodes
+        reading.reader = LocalReader(area, NODE_BUDGET, ko_master=3 - color)
 
 
 __all__ = ["Area", "GaveUp", "LocalReader", "MAX_AREA_EMPTIES", "MAX_AREA_POINTS", "NODE_BUDGET",
-           "PRUNE_MARGIN", "SAFE_LIBERTIES", "find_areas", "forget", "losing_moves"]
+           "OutOfTime", "PRUNE_MARGIN", "SAFE_LIBERTIES", "find_areas", "forget", "losing_moves"]

@@ -78,6 +78,12 @@ from .tree import (MOVE, PRIOR_OF_BYTE, SATURATED, SCORES, SQUARES, VALUES, VISI
                    win_value)
 
 
+READING_SHARE = 0.25
+"""The share of a timed search's time its root may spend reading closed-off
+areas (:mod:`imago.search.local`); an area still unread then waits for the
+next move's search."""
+
+
 class PUCTSearch(RootSetup, SearchReports):
     """The search itself; :class:`imago.engine.mcts_algorithm.MCTSAlgorithm`
     wraps it as a decision algorithm. Options are attributes so GTP can show
@@ -103,6 +109,9 @@ class PUCTSearch(RootSetup, SearchReports):
         self.self_atari = bool(self_atari)  # whether losing self-ataris may be tried
         # whether the root strikes the moves its closed-off areas read as lost
         self.local_reading = bool(local_reading)
+        # when a timed search's root stops reading (time.perf_counter): a
+        # share READING_SHARE of its time, so that the move keeps its clock
+        self.read_deadline: Optional[float] = None
         self.score_utility = float(score_utility)
         self.score_scale = score_scale  # None: by board size (score_scale_for)
         self.by_score = False  # values are leads over the board's points, not win rates
@@ -157,11 +166,17 @@ class PUCTSearch(RootSetup, SearchReports):
         the most visited move can no longer be overtaken. Without
         ``allow_pass`` the root's pass is struck out, so every visit goes to
         the board moves (deeper in the tree both sides may still pass).
-        A finished game (two passes) is not searched."""
+        A finished game (two passes) is not searched. The time includes
+        making the root ready (its careful evaluation, the local reading,
+        which stops after :data:`READING_SHARE` of it)."""
         if visits is None and seconds is None:
             raise ValueError("a search needs a number of visits or a time")
-        root = self.begin(state, color, allow_pass)
         start = time.perf_counter()
+        self.read_deadline = None if seconds is None else start + READING_SHARE * seconds
+        try:
+            root = self.begin(state, color, allow_pass)
+        finally:
+            self.read_deadline = None
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
         target = max(int(visits), done_before + 1) if visits else None

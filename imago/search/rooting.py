@@ -249,7 +249,8 @@ class RootSetup:
         actions."""
         if not self.local_reading or self.self_atari:
             return np.zeros(0, dtype=np.intp)
-        losing = losing_moves(self.root_board, self.root_color)
+        losing = losing_moves(self.root_board, self.root_color,
+                              deadline=self.read_deadline)
         actions = point_actions(self.size)[sorted(losing)]
         for action in actions:
             self._drop(root, int(action))
