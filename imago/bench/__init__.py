@@ -8,7 +8,12 @@ run). With no topic, ``board`` runs. ``--help`` lists the topics with
 of :data:`OPTIONS`.
 """
 
+from pathlib import Path
 from typing import Optional
+
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+"""The data folders beside a checkout of the repository (``../shared/data``),
+where the benchmarks find their games wherever they are run from."""
 
 TOPICS = ("board", "sgf", "nn", "mcts", "arch", "analysis", "startup", "exact", "regress",
           "ownership", "count", "local")

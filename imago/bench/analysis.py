@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 
 from imago.game.rulesets import IMAGO_RULES
-from imago.bench import option
+from imago.bench import SHARED_DATA, option
 from imago.bench.mcts import default_model
 from imago.game import GameState, color_letter, index_to_vertex
 
 MOVES = 60
 VISITS = 100
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "gnugo9"
+DATA = SHARED_DATA / "gnugo9"
 
 
 def game_moves() -> tuple[list[tuple[int, object]], str]:

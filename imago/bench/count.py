@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import option
+from . import SHARED_DATA, option
 
 DEFAULT_FOLDERS = ("katago9", "gnugo9", "katago13")
-SHARED_DATA = Path("../shared/data")
 QUICK_GAMES = 60
 SHOWN = 5
 

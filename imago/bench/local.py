@@ -23,10 +23,9 @@ from pathlib import Path
 from imago.game import BLACK, WHITE
 from imago.search import local
 
-from . import option
+from . import SHARED_DATA, option
 
 DEFAULT_FOLDERS = ("katago9", "gnugo9", "katago19")
-SHARED_DATA = Path("../shared/data")
 GAMES, QUICK_GAMES = 20, 5
 EVERY = 5
 

@@ -41,9 +41,9 @@ from typing import Sequence
 
 import numpy as np
 
-from imago.bench import option
+from imago.bench import SHARED_DATA, option
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "katago19"
+DEFAULT_DIR = SHARED_DATA / "katago19"
 
 
 @dataclass

@@ -29,9 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-DEFAULT_DIR = DATA / "gnugo9"
-KOGO = DATA / "sgf-samples" / "glift__test_testdata_Kogo_s_Joseki_Dictionary.sgf"
+from imago.bench import SHARED_DATA
+
+DEFAULT_DIR = SHARED_DATA / "gnugo9"
+KOGO = SHARED_DATA / "sgf-samples" / "glift__test_testdata_Kogo_s_Joseki_Dictionary.sgf"
 
 # Scripts for the memory cases: each prints "seconds base_MB peak_MB".
 _MEASURE = """
