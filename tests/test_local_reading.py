@@ -160,6 +160,25 @@ def test_a_timed_search_reads_its_root_within_a_share_of_its_time(monkeypatch):
     assert search.read_deadline is None
 
 
+def test_a_move_searched_in_slices_reads_for_a_share_of_the_whole_move(monkeypatch):
+    # analysis lines every 0.05 s: the reading still gets a quarter of the move's 0.4 s
+    from imago.engine.mcts_algorithm import MCTSAlgorithm
+
+    asked = []
+
+    def losing(board, color, deadline=None):
+        asked.append(deadline)
+        return set()
+
+    monkeypatch.setattr(rooting, "losing_moves", losing)
+    game = from_rows(STRAIGHT_THREE)
+    algorithm = MCTSAlgorithm(model=None, seed=1)
+    start = time.perf_counter()
+    algorithm.choose_move(game, BLACK, seconds=0.4, progress=lambda search: None,
+                          interval=0.05)
+    assert asked and start + 0.09 <= asked[0] <= start + 0.1 + 0.05
+
+
 def test_an_invasion_of_a_closed_corner_makes_seki_at_two_points_only():
     game = from_rows(EIGHT_POINT_CORNER)
     (area,) = find_areas(game.board)

@@ -21,6 +21,7 @@ from imago.game import GameState, lost_for_good, wins_whatever_unsettled
 from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.search.puct import READING_SHARE
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.reports import LCB_Z
 
@@ -424,13 +425,15 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
                                    allow_pass=allow_pass)
         start = time.perf_counter()
+        read_seconds = None if seconds is None else READING_SHARE * seconds  # the whole move's
         while True:
             left = None if seconds is None else seconds - (time.perf_counter() - start)
             if left is not None and left <= 0:
                 break
             slice_seconds = interval if left is None else min(interval, left)
             root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
-                                   early_stop=False, allow_pass=allow_pass)
+                                   early_stop=False, allow_pass=allow_pass,
+                                   read_seconds=read_seconds)
             progress(self.search)
             if (stop is not None and stop()) or root.terminal or not root.expanded \
                     or (visits is not None and root.total_visits() >= visits):

@@ -160,7 +160,8 @@ class PUCTSearch(RootSetup, SearchReports):
     # ------------------------------------------------------------ searching
     def run(self, state: GameState, color: int, visits: Optional[int] = 800,
             seconds: Optional[float] = None, stop: Optional[Callable[[], bool]] = None,
-            early_stop: bool = True, allow_pass: bool = True) -> SearchNode:
+            early_stop: bool = True, allow_pass: bool = True,
+            read_seconds: Optional[float] = None) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
         the most visited move can no longer be overtaken. Without
@@ -168,11 +169,15 @@ class PUCTSearch(RootSetup, SearchReports):
         the board moves (deeper in the tree both sides may still pass).
         A finished game (two passes) is not searched. The time includes
         making the root ready (its careful evaluation, the local reading,
-        which stops after :data:`READING_SHARE` of it)."""
+        which stops after ``read_seconds``: by default
+        :data:`READING_SHARE` of ``seconds``, no limit without them; a
+        move searched in slices gives its first slice the whole move's)."""
         if visits is None and seconds is None:
             raise ValueError("a search needs a number of visits or a time")
         start = time.perf_counter()
-        self.read_deadline = None if seconds is None else start + READING_SHARE * seconds
+        if read_seconds is None and seconds is not None:
+            read_seconds = READING_SHARE * seconds
+        self.read_deadline = None if read_seconds is None else start + read_seconds
         try:
             root = self.begin(state, color, allow_pass)
         finally:
