@@ -141,14 +141,20 @@ def test_the_root_strikes_out_the_moves_read_as_lost(reading):
     assert _names(game, struck) == ({"A7", "C7"} if reading else set())
 
 
-def test_a_timed_search_reads_its_root_within_a_share_of_its_time(monkeypatch):
-    asked = []
+@pytest.fixture
+def asked(monkeypatch):
+    """The deadlines the root's reading is given (it reads nothing)."""
+    deadlines = []
 
     def losing(board, color, deadline=None):
-        asked.append(deadline)
+        deadlines.append(deadline)
         return set()
 
     monkeypatch.setattr(rooting, "losing_moves", losing)
+    return deadlines
+
+
+def test_a_timed_search_reads_its_root_within_a_share_of_its_time(asked):
     game = from_rows(STRAIGHT_THREE)
     search = PUCTSearch(UniformEvaluator(), seed=1, local_reading=True)
     start = time.perf_counter()
@@ -160,17 +166,10 @@ def test_a_timed_search_reads_its_root_within_a_share_of_its_time(monkeypatch):
     assert search.read_deadline is None
 
 
-def test_a_move_searched_in_slices_reads_for_a_share_of_the_whole_move(monkeypatch):
+def test_a_move_searched_in_slices_reads_for_a_share_of_the_whole_move(asked):
     # analysis lines every 0.05 s: the reading still gets a quarter of the move's 0.4 s
     from imago.engine.mcts_algorithm import MCTSAlgorithm
 
-    asked = []
-
-    def losing(board, color, deadline=None):
-        asked.append(deadline)
-        return set()
-
-    monkeypatch.setattr(rooting, "losing_moves", losing)
     game = from_rows(STRAIGHT_THREE)
     algorithm = MCTSAlgorithm(model=None, seed=1)
     start = time.perf_counter()
