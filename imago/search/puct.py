@@ -109,8 +109,8 @@ class PUCTSearch(RootSetup, SearchReports):
         self.self_atari = bool(self_atari)  # whether losing self-ataris may be tried
         # whether the root strikes the moves its closed-off areas read as lost
         self.local_reading = bool(local_reading)
-        # when a timed search's root stops reading (time.perf_counter): a
-        # share READING_SHARE of its time, so that the move keeps its clock
+        # when the root being made ready stops reading (time.perf_counter),
+        # set by run from its read_seconds; None: no limit
         self.read_deadline: Optional[float] = None
         self.score_utility = float(score_utility)
         self.score_scale = score_scale  # None: by board size (score_scale_for)
