@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, TextIO
 
 from imago.game import (BLACK, WHITE, Count, GameBoard, GameState, IllegalMoveError,
-                        area_counts, count, format_board, index_to_vertex, opponent,
+                        area_counts, format_board, index_to_vertex, opponent,
                         vertex_to_index)
 from imago.game.coords import GTP_COLUMNS
 from imago.game.display import STONE_CHARS
@@ -70,7 +70,7 @@ def new_game_state(size: int = DEFAULT_SIZE, komi: Optional[float] = None,
     then moves first). ``komi`` None means 7.5 (the ``rules``' own komi
     when given: 6.5 for Japanese), or 0.5 with a handicap. ``rules``
     (None: area scoring, no handicap bonus) are applied by
-    :func:`apply_rules`. Raises ValueError with a readable reason."""
+    :meth:`GameState.apply_rules`. Raises ValueError with a readable reason."""
     if not 2 <= size <= len(GTP_COLUMNS):
         raise ValueError(f"board size must be 2..{len(GTP_COLUMNS)}, not {size}")
     if handicap == 1 or handicap < 0:
@@ -81,19 +81,8 @@ def new_game_state(size: int = DEFAULT_SIZE, komi: Optional[float] = None,
     if handicap:
         state.set_fixed_handicap(handicap)
     if rules is not None:
-        apply_rules(state, rules)
+        state.apply_rules(rules)
     return state
-
-
-def apply_rules(state: GameState, rules: KataRules) -> None:
-    """Count ``state`` as ``rules`` do: by their scoring (territory: the
-    stones each side put on the board count against it, and a seki's eyes
-    for nobody; :attr:`GameState.scoring_komi`), with White's handicap
-    bonus (Chinese: a point a handicap stone, AGA: one less; komi by area,
-    :attr:`GameState.game_komi`), as the GTP engine does under
-    ``kata-set-rules``."""
-    state.scoring = rules.scoring.lower()
-    state.handicap_bonus = rules.handicap_bonus
 
 
 def settings_words(state: GameState) -> str:
@@ -267,10 +256,10 @@ class TerminalGame:
     def final_count(self) -> Count:
         """The position judged as final, as the engine's ``final_score``
         judges it (:func:`imago.game.count`: dead stones removed, open
-        borders by the ownership estimate)."""
-        state = self.state
+        borders by the ownership estimate; under Tromp-Taylor every stone
+        standing alive, :meth:`GameState.final_count`)."""
         dead = None if self.dead_marks is None else sorted(self.dead_marks)
-        return count(state.board, state.rules, state.to_move, dead=dead)
+        return self.state.final_count(dead)
 
     def dead_text(self, judged: Count) -> str:
         """``Dead stones: black C3 D4; white E5.`` (``none`` if none)."""
@@ -536,6 +525,10 @@ class TerminalGame:
         if not self.state.is_over or self.resigned is not None:
             self.say("dead marks stones after two passes end the game")
             return
+        if self.state.capture_dead:
+            self.say("under these rules (Tromp-Taylor) every stone standing at the end is "
+                     "alive: dead stones had to be captured before passing")
+            return
         size = self.state.size
         board = self.state.board
         try:
@@ -602,7 +595,7 @@ class TerminalGame:
         *_, state.current = state.root.main_line()
         rules, problem = (self.rules, "") if self.rules is not None else record_rules(state)
         if rules is not None:
-            apply_rules(state, rules)
+            state.apply_rules(rules)
         self.state = state
         self.resigned = None
         for player in set(p for p in self.players.values() if p is not None):

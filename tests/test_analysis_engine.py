@@ -205,6 +205,23 @@ def test_a_finished_game_is_answered_by_the_count(playouts):
     assert answer["rootInfo"]["winrate"] == 1.0 and len(answer["ownership"]) == 81
 
 
+@pytest.mark.parametrize("rules, lead", [("chinese", 6.5), ("tromp-taylor", -3.5)])
+def test_a_finished_game_is_counted_as_its_rules_say(playouts, rules, lead):
+    """White's D6 in Black's area (test_seki_pass.DEAD_STONE) is dead by
+    imago's count; under Tromp-Taylor every stone standing at the end is
+    alive, and the points around it are nobody's."""
+    from test_seki_pass import DEAD_STONE
+
+    engine, sink = playouts
+    stones = [["B" if cell == "X" else "W", f"{'ABCDEFGHJ'[c]}{9 - r}"]
+              for r, line in enumerate(DEAD_STONE) for c, cell in enumerate(line.split())
+              if cell in "XO"]
+    submit(engine, query(rules, initialStones=stones, moves=[["B", "pass"], ["W", "pass"]],
+                         komi=10.5, rules=rules))
+    sink.wait(lambda: sink.finals(rules))
+    assert sink.finals(rules)[0]["rootInfo"]["scoreLead"] == lead
+
+
 def run_cli(args: list[str], lines: list[str], timeout: float = 240) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "imago", "analysis", *args],

@@ -625,13 +625,15 @@ def test_visits_and_no_resign_reach_the_engine():
 
 
 # ---------------------------------------------------------------- disputes
+ONE_DEAD_STONE = ["X X X X X . ."] + [". . . . X . ."] * 2 + [". O . . X . ."] \
+    + [". . . . X . ."] * 2 + ["X X X X X . ."]
+"""One white stone in Black's area: the count takes it as dead."""
+
+
 def test_dead_stones_can_be_disputed_after_the_game(tmp_path):
     from conftest import from_rows
 
-    # one white stone in Black's area: the count takes it as dead
-    rows = ["X X X X X . ."] + [". . . . X . ."] * 2 + [". O . . X . ."] \
-        + [". . . . X . ."] * 2 + ["X X X X X . ."]
-    state = from_rows(rows, komi=0.5)
+    state = from_rows(ONE_DEAD_STONE, komi=0.5)
     state.play(BLACK, None)
     path = tmp_path / "disputed.sgf"
     out = io.StringIO()
@@ -655,6 +657,21 @@ def test_dead_stones_can_be_disputed_after_the_game(tmp_path):
     assert "not a vertex: z9" in text
     assert "Black E4 and its string (15 stones) now count as dead." in text
     assert black_dead.startswith("W+49.5 (Black 0, White 49")
+
+
+def test_under_tromp_taylor_every_stone_standing_at_the_end_is_alive():
+    from conftest import from_rows
+
+    state = from_rows(ONE_DEAD_STONE, komi=0.5)
+    state.apply_rules(parse_rules("tromp-taylor"))
+    state.play(BLACK, None)
+    out = io.StringIO()
+    game = TerminalGame(state, {BLACK: None, WHITE: None},
+                        io.StringIO("pass\ndead b4\nquit\n"), out)
+    game.run()
+    text = out.getvalue()
+    assert "dead: " not in text.split("Game over: ")[1].split(")")[0]  # B4 counted alive
+    assert "every stone standing at the end is alive" in text
 
 
 def test_dead_is_refused_while_the_game_goes_on():

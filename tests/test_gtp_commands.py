@@ -401,7 +401,8 @@ def test_kata_get_rules_says_what_imago_plays_with_the_komi(engine):
     ok(engine, "komi 6.5")
     assert json.loads(ok(engine, "kata-get-rules")) == {
         "ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
-        "hasButton": False, "whiteHandicapBonus": "0", "komi": 6.5}
+        "hasButton": False, "whiteHandicapBonus": "0", "komi": 6.5,
+        "friendlyPassOk": True}  # imago removes dead stones at its count
 
 
 def test_kata_set_rules_accepts_rules_by_name_or_object_and_says_what_differs(engine, caplog):

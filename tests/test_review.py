@@ -48,7 +48,8 @@ def test_query_asks_every_turn_with_the_game_settings():
     assert (query["boardXSize"], query["boardYSize"], query["komi"]) == (9, 9, 7.5)
     assert query["maxVisits"] == 50
     assert query["rules"] == {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE",
-                              "suicide": False, "hasButton": False, "whiteHandicapBonus": "0"}
+                              "suicide": False, "hasButton": False, "whiteHandicapBonus": "0",
+                              "friendlyPassOk": True}
     assert query["initialStones"] == [] and query["initialPlayer"] == "B"
 
 

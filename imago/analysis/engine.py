@@ -470,9 +470,10 @@ class AnalysisEngine:
                     move.ownership_stdev = [0.0] * len(row)
 
     def _finished_game(self, task: _Task, during: bool) -> TurnAnalysis:
-        """A position after two passes: the count is the answer."""
+        """A position after two passes: the count is the answer (every stone
+        standing alive under rules that say so, Tromp-Taylor)."""
         query, turn = task.query, task.turn
-        judged = count(task.job.search.root_board, task.job.state.rules, turn.to_move)
+        judged = task.job.state.final_count()
         lead = judged.score if turn.to_move == BLACK else -judged.score
         winrate = 1.0 if lead > 0 else 0.0 if lead < 0 else 0.5
         return TurnAnalysis(query, turn, [], winrate, lead, 0, during)
@@ -493,7 +494,7 @@ def _cursor(query: Query, turn: Turn) -> GameState:
     """A game cursor standing on the turn's node (the query's tree shared,
     so the search sees the game's history and superko)."""
     state = GameState(query.size, query.komi)
-    state.scoring = query.game.scoring
+    state.scoring, state.capture_dead = query.game.scoring, query.game.capture_dead
     node = turn.node
     while node.parent is not None:
         node = node.parent

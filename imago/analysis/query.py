@@ -433,6 +433,7 @@ class _QueryReader:
         if warning:
             self.warn("rules", warning)
         game.scoring = kata_rules.scoring.lower()  # the turns' cursors take it from the game
+        game.capture_dead = not kata_rules.friendly_pass_ok  # a finished turn's count
         return Query(id=self.id, size=size, komi=game.komi, game=game, turns=turns,
                      handicap_bonus=float(bonus), **query_fields)
 

@@ -16,10 +16,10 @@ import math
 import random
 from typing import Optional
 
-from imago.game import Count, GameState
+from imago.game import BLACK, Count, GameState, area_score
 from imago.search import PUCTSearch, SearchNode
-from imago.search.tactics import (alive_in_atari, fillable_dame, fillable_dame_points,
-                                  open_points)
+from imago.search.tactics import (alive_in_atari, capturing_move, fillable_dame,
+                                  fillable_dame_points, open_points)
 
 _ANY_START = random.Random(0)
 PASS_WINRATE = 0.02
@@ -98,6 +98,32 @@ class GameEnding:
         if dame is None or alive_in_atari(board, (*judged.dead, *judged.decided)):
             return False
         return abs(judged.score) > dame
+
+    @staticmethod
+    def _standing_wins(state: GameState, color: int) -> bool:
+        """Whether ``color`` wins the board as it stands, every stone alive
+        and a point only its colour's where that colour alone encloses it:
+        the count two passes end a Tromp-Taylor game with."""
+        score = area_score(state.board, state.scoring_komi)
+        return (score if color == BLACK else -score) > 0
+
+    def _standing_pass_wins(self, state: GameState, color: int) -> bool:
+        """Whether passing back now ends the game won under rules that count
+        the board as it stands (:meth:`_standing_wins`): the opponent has
+        passed, with ``color``'s dead stones still standing or not."""
+        last = state.last_move
+        return last is not None and last.is_pass and not state.is_over \
+            and self._standing_wins(state, color)
+
+    def _capture_before_passing(self, state: GameState, color: int) -> Optional[int]:
+        """Where the search passes under rules that count every stone
+        standing at the end alive, a move that captures the opponent's dead
+        stones first (:func:`capturing_move`, the count's dead stones),
+        unless the board as it stands wins already; None (pass) when there
+        is nothing to capture."""
+        if self._standing_wins(state, color):
+            return None
+        return capturing_move(state.board, color, self.judge(state).dead)
 
     def _board_move_gain(self, root: SearchNode, edge: Optional[int] = None
                          ) -> Optional[tuple[float, float, float]]:

@@ -15,10 +15,9 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
 
-from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError, count,
+from imago.game import (BLACK, WHITE, Count, GameMove, GameState, IllegalMoveError,
                         final_ownership, format_board, format_result, index_to_vertex)
 from imago.game.rulesets import KataRules, differences_warning
-from imago.game.state import AREA, TERRITORY
 
 from .algorithm import RESIGN, DecisionAlgorithm, prepare_in_background
 from .timecontrol import MIN_SECONDS, TimeControl
@@ -149,30 +148,22 @@ class GameEngine:
         """Set the komi (any finite number)."""
         self.state.komi = komi
 
-    def set_scoring(self, scoring: str, handicap_bonus: str = "0") -> None:
-        """Count the game as the rules set by ``kata-set-rules`` or
-        ``kgs-rules`` do: by :data:`AREA` or :data:`TERRITORY` (see
-        :attr:`GameState.scoring_komi`), with White's points for Black's
-        handicap stones, ``handicap_bonus``:
-        ``"N"`` (Chinese: a point a stone), ``"N-1"`` (AGA: a point a stone
-        after the first) or ``"0"``. Such a bonus is komi, so the game's
-        komi (what the search, the network and the count read) is the komi
-        set plus the bonus of the handicap on the board
-        (:attr:`GameState.game_komi`). A new game, and a game loaded, keep
-        them."""
-        if scoring not in (AREA, TERRITORY):
-            raise ValueError(f"unknown scoring {scoring!r}")
-        self.state.scoring, self.state.handicap_bonus = scoring, handicap_bonus
-
     def use_rules(self, rules: KataRules) -> Optional[str]:
         """Play under KataGo's ``rules`` (GTP's rules commands, ``imagocli
-        --rules``): their scoring and white handicap bonus
-        (:meth:`set_scoring`; the komi stays); returns the warning of what
-        imago plays otherwise (its board's ko and suicide rules), or None.
-        From then on a record's ``RU`` (:meth:`load_sgf`) no longer changes
-        them."""
+        --rules``): their scoring, by area or territory (see
+        :attr:`GameState.scoring_komi`); White's points for Black's
+        handicap stones (``"N"``, Chinese: a point a stone; ``"N-1"``, AGA:
+        a point a stone after the first; ``"0"``), which are komi, so the
+        game's komi (what the search, the network and the count read) is
+        the komi set plus the bonus of the handicap on the board
+        (:attr:`GameState.game_komi`); and whether dead stones must be
+        captured before passing (Tromp-Taylor). The komi stays; a new game,
+        and a game loaded, keep them (:meth:`GameState.apply_rules`).
+        Returns the warning of what imago plays otherwise (its board's ko
+        and suicide rules), or None. From then on a record's ``RU``
+        (:meth:`load_sgf`) no longer changes them."""
         self.rules_given = True
-        self.set_scoring(rules.scoring.lower(), rules.handicap_bonus)
+        self.state.apply_rules(rules)
         return differences_warning(rules, "plays this game so")
 
     def _new_game(self) -> None:
@@ -324,7 +315,7 @@ class GameEngine:
                 raise ValueError(f"{self.format_move(point)} is given twice")
             placed[point] = color
         state = GameState.with_stones(self.size, self.state.komi, placed)
-        state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
+        state.take_rules_from(self.state)
         self.state = state
         self._new_game()
 
@@ -341,9 +332,11 @@ class GameEngine:
         """imago's judgement of the position as final, the one behind every
         scoring method here: the stones :meth:`dead_stones` names removed,
         seki found, open borders by the ownership estimate (see
-        :func:`imago.game.count`)."""
+        :func:`imago.game.count`); under rules where dead stones must be
+        captured (Tromp-Taylor), every stone standing counted alive
+        (:meth:`GameState.final_count`)."""
         state = self.state
-        return count(state.board, state.rules, state.to_move, dead=self.dead_stones())
+        return state.final_count(None if state.capture_dead else self.dead_stones())
 
     def final_ownership(self) -> list[float]:
         """The estimate that decides dead stones and the final count (see
@@ -432,18 +425,19 @@ class GameEngine:
         for child in list(node.children):
             node.remove_child(child)
         state.goto(node)
-        state.scoring, state.handicap_bonus = self.state.scoring, self.state.handicap_bonus
+        state.take_rules_from(self.state)
         name, rules = state.recorded_rules()
         note = None
         if name is not None and not self.rules_given:
             if rules is None:
                 note = (f"the record's rules {name[:40]!r} are not a set imago knows: "
                         f"counted by {state.scoring} scoring as before")
-            elif (rules.scoring.lower(), rules.handicap_bonus) != (state.scoring,
-                                                                   state.handicap_bonus):
-                state.scoring, state.handicap_bonus = rules.scoring.lower(), rules.handicap_bonus
+            elif (rules.scoring.lower(), rules.handicap_bonus, not rules.friendly_pass_ok) != (
+                    state.scoring, state.handicap_bonus, state.capture_dead):
+                state.apply_rules(rules)
                 note = (f"counted by the record's rules {name[:40]!r}: {state.scoring} "
-                        f"scoring, White's handicap bonus {state.handicap_bonus}")
+                        f"scoring, White's handicap bonus {state.handicap_bonus}"
+                        + (", dead stones captured before passing" if state.capture_dead else ""))
         self.state = state
         self._new_game()
         return note

@@ -322,7 +322,21 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics). Time spent waiting for the
-        network to load comes out of ``seconds``."""
+        network to load comes out of ``seconds``. Under rules that count
+        every stone standing at the end alive (``state.capture_dead``,
+        Tromp-Taylor), it passes back after the opponent's pass whenever
+        the board as it stands wins, and captures the opponent's dead
+        stones before passing itself (:meth:`_capture_before_passing`)."""
+        if state.capture_dead and self._standing_pass_wins(state, color):
+            return None
+        move = self._choose_move(state, color, seconds, stop, progress, interval)
+        if move is None and state.capture_dead:
+            return self._capture_before_passing(state, color)
+        return move
+
+    def _choose_move(self, state: GameState, color: int, seconds: Optional[float],
+                     stop, progress, interval: float) -> Optional[int]:
+        """:meth:`choose_move` as the count removes dead stones."""
         started = time.perf_counter()
         self.searched = False
         self.solved = None
@@ -335,8 +349,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         judged = self.judge(state) if not alone and self._may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
         if judged is not None:  # lines that end in the search count them as the game will
-            self.search.assume_dead(state.board, [p for p in judged.dead
-                                                  if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
+            self.search.assume_dead(state.board, [] if state.capture_dead else [
+                p for p in judged.dead if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
         last = state.last_move
         if last is not None and last.is_pass and judged is not None:
             if pass_wins or wins_whatever_unsettled(state.board, judged, color):

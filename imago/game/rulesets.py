@@ -31,7 +31,12 @@ MAX_KOMI = 150.0
 @dataclass(frozen=True)
 class KataRules:
     """One of KataGo's rule sets. ``komi`` is the rule set's own default
-    komi (a query's ``komi`` field overrides it)."""
+    komi (a query's ``komi`` field overrides it). ``friendly_pass_ok``
+    (KataGo's ``friendlyPassOk``): whether a player may pass with the
+    opponent's dead stones still on the board, as people do, agreeing on
+    them at the count; without it (Tromp-Taylor, the Computer Go Server)
+    two passes end the game with every stone standing counted alive, so
+    dead stones must be captured first."""
 
     ko: str = "POSITIONAL"
     scoring: str = AREA
@@ -40,29 +45,37 @@ class KataRules:
     button: bool = False
     handicap_bonus: str = "0"
     komi: float = 7.5
+    friendly_pass_ok: bool = False
 
 
 _TT = KataRules()
+
+
+def _human(**options: Any) -> KataRules:
+    """A rule set people play: dead stones agreed on at the count."""
+    return KataRules(friendly_pass_ok=True, **options)
+
+
 # Shorthands, written without case, spaces, dashes or underscores.
 SHORTHANDS: dict[str, KataRules] = {
     "tromptaylor": _TT,
     "goe": _TT, "ing": _TT,
-    "chinese": KataRules(ko="SIMPLE", suicide=False, handicap_bonus="N"),
-    "chineseogs": KataRules(suicide=False, handicap_bonus="N"),
-    "chinesekgs": KataRules(suicide=False, handicap_bonus="N"),
-    "japanese": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
-    "korean": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
-    "aga": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
-    "bga": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
-    "french": KataRules(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
-    "agabutton": KataRules(ko="SITUATIONAL", suicide=False, button=True,
-                           handicap_bonus="N-1", komi=7.0),
-    "newzealand": KataRules(ko="SITUATIONAL"),
-    "nz": KataRules(ko="SITUATIONAL"),
-    "stonescoring": KataRules(ko="SIMPLE", tax="ALL", suicide=False),
-    "ancientarea": KataRules(ko="SIMPLE", tax="ALL", suicide=False),
-    "ancientterritory": KataRules(ko="SIMPLE", scoring=TERRITORY, tax="ALL", suicide=False,
-                                  komi=6.5),
+    "chinese": _human(ko="SIMPLE", suicide=False, handicap_bonus="N"),
+    "chineseogs": _human(suicide=False, handicap_bonus="N"),
+    "chinesekgs": _human(suicide=False, handicap_bonus="N"),
+    "japanese": _human(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
+    "korean": _human(ko="SIMPLE", scoring=TERRITORY, tax="SEKI", suicide=False, komi=6.5),
+    "aga": _human(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "bga": _human(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "french": _human(ko="SITUATIONAL", suicide=False, handicap_bonus="N-1"),
+    "agabutton": _human(ko="SITUATIONAL", suicide=False, button=True, handicap_bonus="N-1",
+                        komi=7.0),
+    "newzealand": _human(ko="SITUATIONAL"),
+    "nz": _human(ko="SITUATIONAL"),
+    "stonescoring": _human(ko="SIMPLE", tax="ALL", suicide=False),
+    "ancientarea": _human(ko="SIMPLE", tax="ALL", suicide=False),
+    "ancientterritory": _human(ko="SIMPLE", scoring=TERRITORY, tax="ALL", suicide=False,
+                               komi=6.5),
 }
 
 
@@ -117,7 +130,7 @@ def _rules_object(options: dict) -> KataRules:
         elif key == "hasButton":
             rules = replace(rules, button=_flag(key, value))
         elif key == "friendlyPassOk":
-            _flag(key, value)  # a matter of the search's clean-up, not of scoring
+            rules = replace(rules, friendly_pass_ok=_flag(key, value))
         elif key == "whiteHandicapBonus":
             rules = replace(rules, handicap_bonus=_choice(key, value, HANDICAP_BONUSES))
         elif key == "komi":
@@ -209,10 +222,11 @@ KGS_RULES = ("japanese", "chinese", "aga", "new_zealand")
 :func:`parse_rules` reads as they are."""
 
 IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": False,
-               "hasButton": False, "whiteHandicapBonus": "0"}
+               "hasButton": False, "whiteHandicapBonus": "0", "friendlyPassOk": True}
 """The rules imago plays (and records, as go.py's games), in KataGo's rules
-object: area scoring, positional superko, no suicide, and no points for
-handicap stones beyond the komi. A record played under Chinese rules with
+object: area scoring, positional superko, no suicide, no points for
+handicap stones beyond the komi, and dead stones removed at the count
+(imago's, :func:`imago.game.count`) without being captured. A record played under Chinese rules with
 a handicap bonus (KGS) shows White N points worse off in every position;
 the losses, which compare positions, are the same."""
 

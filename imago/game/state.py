@@ -6,12 +6,12 @@ unplayable."""
 from __future__ import annotations
 
 import math
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from .board import GameBoard
 from .constants import BLACK, WHITE
 from .coords import MAX_SIZE, from_index, index_to_vertex, to_index
-from .counting import Count, Rules, count
+from .counting import Count, Rules, count, standing_ownership
 from .handicap import fixed_handicap_points, free_handicap_points
 from .rulesets import KataRules, handicap_bonus_points, parse_rules
 from .scoring import area_score, format_result
@@ -45,8 +45,12 @@ class GameState:
     rules (``"0"``, ``"N"`` Chinese, ``"N-1"`` AGA; see :attr:`game_komi`,
     the komi the game is played and counted with); ``scoring`` is
     :data:`AREA` (imago's rules) or :data:`TERRITORY` (Japanese and Korean
-    rules; see :attr:`scoring_komi`). GTP's rules commands set the last
-    two; a new game (:meth:`clear`) keeps all three.
+    rules; see :attr:`scoring_komi`); ``capture_dead`` says that dead stones
+    must be captured before the game ends, since two passes end it with
+    every stone standing counted alive (Tromp-Taylor, the Computer Go
+    Server; imago's own rules, and people's, remove them at the count).
+    GTP's rules commands set the last three (:meth:`apply_rules`); a new
+    game (:meth:`clear`) keeps all four.
     """
 
     def __init__(self, size: int = 19, komi: float = 7.5):
@@ -55,6 +59,7 @@ class GameState:
         self.handicap = 0
         self.handicap_bonus = "0"
         self.scoring = AREA
+        self.capture_dead = False
         self.root = GameMove.new_root(size)
         self.current = self.root
 
@@ -200,6 +205,19 @@ class GameState:
         self._place_handicap(list(points))
 
     # ------------------------------------------------------------ scoring
+    def apply_rules(self, rules: KataRules) -> None:
+        """Count this game as KataGo's ``rules`` do: their scoring, White's
+        handicap bonus and whether dead stones must be captured
+        (``friendly_pass_ok``); the komi stays."""
+        self.scoring, self.handicap_bonus = rules.scoring.lower(), rules.handicap_bonus
+        self.capture_dead = not rules.friendly_pass_ok
+
+    def take_rules_from(self, other: "GameState") -> None:
+        """Count this game as ``other`` is counted (a new position or a
+        record replacing ``other``)."""
+        self.scoring, self.handicap_bonus = other.scoring, other.handicap_bonus
+        self.capture_dead = other.capture_dead
+
     def stone_difference(self) -> int:
         """The stones Black has put on the board (moves, handicap and setup
         stones) minus White's, from the root to the current node."""
@@ -272,6 +290,17 @@ class GameState:
         (:func:`imago.game.count`: dead stones found, seki kept) under this
         game's rules, with the side to move's playouts."""
         return count(self.board, self.rules, self.to_move)
+
+    def final_count(self, dead: Optional[Sequence[int]] = None) -> Count:
+        """The count that ends this game by two passes: :meth:`count`, or
+        the stones ``dead`` (as agreed or judged) removed; where dead stones
+        must be captured (:attr:`capture_dead`), every stone standing is
+        alive and a point is only its colour's when that colour alone
+        encloses it (``dead`` ignored)."""
+        if self.capture_dead:
+            return count(self.board, self.rules, self.to_move,
+                         standing_ownership(self.board), dead=())
+        return count(self.board, self.rules, self.to_move, dead=dead)
 
     def colrow(self, point: int) -> tuple[int, int]:
         """``(col, row)`` of an internal index on this game's board."""

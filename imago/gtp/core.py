@@ -117,15 +117,17 @@ def _kata_get_rules(engine: GameEngine) -> str:
     and ``0`` by default)."""
     state = engine.state
     return json.dumps({**IMAGO_RULES, "scoring": state.scoring.upper(),
-                       "whiteHandicapBonus": state.handicap_bonus, "komi": state.komi},
+                       "whiteHandicapBonus": state.handicap_bonus, "komi": state.komi,
+                       "friendlyPassOk": not state.capture_dead},
                       sort_keys=True, separators=(",", ":"))
 
 
 @command("kata-set-rules", rest=word)
 def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
     """KataGo's rules by name (``chinese``, ``japanese``, ``tromp-taylor``,
-    ...) or as a JSON object. Their scoring and white handicap bonus are
-    honoured (:meth:`GameEngine.set_scoring`); imago's board plays its own
+    ...) or as a JSON object. Their scoring, white handicap bonus and
+    ``friendlyPassOk`` (false: dead stones are captured before passing, as
+    Tromp-Taylor has it) are honoured (:meth:`GameEngine.use_rules`); imago's board plays its own
     ko and suicide rules whatever is set, so other rules are accepted with
     a warning on the log that says what differs. A ``komi`` in the object
     sets the komi, as ``komi`` does."""
@@ -146,7 +148,8 @@ def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
 @command("kata-set-rule", word, word)
 def _kata_set_rule(engine: GameEngine, key: str, value: str) -> str:
     """One of KataGo's rule options (``ko``, ``scoring``, ``tax``,
-    ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``komi``) changed,
+    ``suicide``, ``hasButton``, ``whiteHandicapBonus``, ``friendlyPassOk``,
+    ``komi``) changed,
     the others as :func:`_kata_get_rules` reports them, accepted as
     ``kata-set-rules`` accepts a rules object."""
     options = json.loads(_kata_get_rules(engine))
@@ -260,8 +263,17 @@ def _reg_genmove(session: Session, who: int) -> str:
 
 @command("kgs-genmove_cleanup", color, pass_session=True)
 def _kgs_genmove_cleanup(session: Session, who: int) -> str:
-    # the same as genmove until imago has a dead-stone estimate to clean up
-    return session.engine.format_move(engine_move(session, who))
+    """kgsGtp's move in KGS's clean-up phase (the players disagreed on the
+    dead stones, and when it ends every stone standing is alive): a move as
+    rules that count the board as it stands have it (Tromp-Taylor,
+    ``GameState.capture_dead``), the opponent's dead stones captured before
+    passing; the game's rules stay as they were."""
+    state = session.engine.state
+    before, state.capture_dead = state.capture_dead, True
+    try:
+        return session.engine.format_move(engine_move(session, who))
+    finally:
+        state.capture_dead = before
 
 
 @command("undo")

@@ -1,6 +1,6 @@
 """Cheap tactical facts the search asks of a board: whether a
 finished-looking position has anything left to play for (dame, strings in
-atari), and the moves that only give stones away
+atari, dead stones to capture), and the moves that only give stones away
 (:func:`~imago.game.seki.losing_self_atari`, kept with seki in the game
 package because the count needs it too).
 """
@@ -64,4 +64,27 @@ def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
     return dame
 
 
-__all__ = ["alive_in_atari", "fillable_dame", "fillable_dame_points", "open_points"]
+def capturing_move(board, color: int, dead: Iterable[int]) -> Optional[int]:
+    """A move of ``color`` that takes a liberty from one of the opponent's
+    ``dead`` strings (a count's dead stones; ``color``'s own among them
+    are ignored), those with the fewest liberties first, so that repeated
+    it captures them all: legal and no losing self-atari (an
+    approach move where a liberty would be one). None when no such move is
+    left (nothing dead of the opponent's, or no playable liberty). Under
+    rules that count every stone standing at the end alive (Tromp-Taylor),
+    this is the clean-up before passing."""
+    cells, rival = board.cells, 3 - color
+    targets, seen = [], set()
+    for p in sorted(dead):
+        if cells[p] == rival and p not in seen:
+            seen.update(board.string_stones(p))
+            targets.append(sorted(board.liberties(p)))
+    for liberties in sorted(targets, key=len):
+        for point in liberties:
+            if board.is_legal(point, color) and not losing_self_atari(board, point, color):
+                return point
+    return None
+
+
+__all__ = ["alive_in_atari", "capturing_move", "fillable_dame", "fillable_dame_points",
+           "open_points"]
