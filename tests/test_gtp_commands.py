@@ -673,6 +673,14 @@ def test_loadsgf_counts_by_the_records_rules_unless_rules_were_set(engine, tmp_p
         ok(engine, f"loadsgf {odd}")  # unknown: the rules in force stay
     assert (engine.state.scoring, engine.state.handicap_bonus) == ("area", "N")
     assert "'Klingon' are not a set imago knows" in caplog.text
+    cgos = tmp_path / "cgos.sgf"  # the Computer Go Server's name for its rules
+    cgos.write_text("(;GM[1]SZ[9]KM[7.5]RU[Tromp/Taylor];B[ee])", encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="imago.gtp"):
+        ok(engine, f"loadsgf {cgos}")
+    assert engine.state.capture_dead and engine.state.handicap_bonus == "0"
+    assert "dead stones captured before passing" in caplog.text
+    ok(engine, f"loadsgf {chinese}")
+    assert not engine.state.capture_dead
     ok(engine, "kata-set-rules tromp-taylor")  # the controller's rules win from now on
     ok(engine, f"loadsgf {japanese}")
     assert (engine.state.scoring, engine.state.handicap_bonus) == ("area", "0")

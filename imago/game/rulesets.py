@@ -56,7 +56,8 @@ def _human(**options: Any) -> KataRules:
     return KataRules(friendly_pass_ok=True, **options)
 
 
-# Shorthands, written without case, spaces, dashes or underscores.
+# Shorthands, written without case, spaces, dashes, underscores or slashes
+# (records of the Computer Go Server name theirs RU[Tromp/Taylor]).
 SHORTHANDS: dict[str, KataRules] = {
     "tromptaylor": _TT,
     "goe": _TT, "ing": _TT,
@@ -84,7 +85,7 @@ def parse_rules(value: Any) -> KataRules:
 
     Raises ValueError with a reason a user can act on."""
     if isinstance(value, str):
-        key = "".join(ch for ch in value.strip().lower() if ch not in " -_")
+        key = "".join(ch for ch in value.strip().lower() if ch not in " -_/")
         rules = SHORTHANDS.get(key)
         if rules is None:
             raise ValueError("unknown rules; use one of tromp-taylor, chinese, chinese-ogs, "
