@@ -679,6 +679,7 @@ def test_loadsgf_counts_by_the_records_rules_unless_rules_were_set(engine, tmp_p
         ok(engine, f"loadsgf {cgos}")
     assert engine.state.capture_dead and engine.state.handicap_bonus == "0"
     assert "dead stones captured before passing" in caplog.text
+    assert "RU[Tromp-Taylor]" in ok(engine, "printsgf")  # KataGo's name, read back the same
     ok(engine, f"loadsgf {chinese}")
     assert not engine.state.capture_dead
     ok(engine, "kata-set-rules tromp-taylor")  # the controller's rules win from now on

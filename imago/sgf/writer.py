@@ -34,11 +34,14 @@ def rules_name(game: GameState) -> Optional[str]:
     """The ``RU`` the game's rules are written with: ``Japanese`` for a game
     counted by territory, ``Chinese`` or ``AGA`` for one with White's
     handicap bonus (``KM`` is then the komi set, the bonus left to the
-    rules, as SGF readers count it); None: the record's own ``RU``, or
-    none (imago's area scoring without a bonus)."""
+    rules, as SGF readers count it), ``Tromp-Taylor`` for one that counts
+    every stone standing at the end alive; None: the record's own ``RU``,
+    or none (imago's area scoring without a bonus)."""
     if game.scoring == TERRITORY:
         return "Japanese"
-    return BONUS_RULES.get(game.handicap_bonus)
+    if game.handicap_bonus in BONUS_RULES:
+        return BONUS_RULES[game.handicap_bonus]
+    return "Tromp-Taylor" if game.capture_dead else None
 
 
 def format_number(value: float) -> str:
