@@ -107,14 +107,6 @@ class GameEnding:
         score = area_score(state.board, state.scoring_komi)
         return (score if color == BLACK else -score) > 0
 
-    def _standing_pass_wins(self, state: GameState, color: int) -> bool:
-        """Whether passing back now ends the game won under rules that count
-        the board as it stands (:meth:`_standing_wins`): the opponent has
-        passed, with ``color``'s dead stones still standing or not."""
-        last = state.last_move
-        return last is not None and last.is_pass and not state.is_over \
-            and self._standing_wins(state, color)
-
     def _capture_before_passing(self, state: GameState, color: int) -> Optional[int]:
         """Where the search passes under rules that count every stone
         standing at the end alive, a move that captures the opponent's dead

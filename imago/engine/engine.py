@@ -432,12 +432,14 @@ class GameEngine:
             if rules is None:
                 note = (f"the record's rules {name[:40]!r} are not a set imago knows: "
                         f"counted by {state.scoring} scoring as before")
-            elif (rules.scoring.lower(), rules.handicap_bonus, not rules.friendly_pass_ok) != (
-                    state.scoring, state.handicap_bonus, state.capture_dead):
+            else:
+                before = (state.scoring, state.handicap_bonus, state.capture_dead)
                 state.apply_rules(rules)
-                note = (f"counted by the record's rules {name[:40]!r}: {state.scoring} "
-                        f"scoring, White's handicap bonus {state.handicap_bonus}"
-                        + (", dead stones captured before passing" if state.capture_dead else ""))
+                if (state.scoring, state.handicap_bonus, state.capture_dead) != before:
+                    note = (f"counted by the record's rules {name[:40]!r}: {state.scoring} "
+                            f"scoring, White's handicap bonus {state.handicap_bonus}"
+                            + (", dead stones captured before passing"
+                               if state.capture_dead else ""))
         self.state = state
         self._new_game()
         return note

@@ -327,8 +327,6 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         Tromp-Taylor), it passes back after the opponent's pass whenever
         the board as it stands wins, and captures the opponent's dead
         stones before passing itself (:meth:`_capture_before_passing`)."""
-        if state.capture_dead and self._standing_pass_wins(state, color):
-            return None
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
@@ -336,7 +334,9 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
 
     def _choose_move(self, state: GameState, color: int, seconds: Optional[float],
                      stop, progress, interval: float) -> Optional[int]:
-        """:meth:`choose_move` as the count removes dead stones."""
+        """:meth:`choose_move` as the count removes dead stones (and, under
+        rules that count the board as it stands, passing back where it
+        wins so)."""
         started = time.perf_counter()
         self.searched = False
         self.solved = None
@@ -353,7 +353,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
                 p for p in judged.dead if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
         last = state.last_move
         if last is not None and last.is_pass and judged is not None:
-            if pass_wins or wins_whatever_unsettled(state.board, judged, color):
+            if pass_wins or wins_whatever_unsettled(state.board, judged, color) \
+                    or (state.capture_dead and self._standing_wins(state, color)):
                 return None
             if lost_for_good(judged, color):  # the count is final: pass back, the game
                 return None                      # ends with its score (a resignation says less)

@@ -227,9 +227,10 @@ IMAGO_RULES = {"ko": "POSITIONAL", "scoring": "AREA", "tax": "NONE", "suicide": 
 """The rules imago plays (and records, as go.py's games), in KataGo's rules
 object: area scoring, positional superko, no suicide, no points for
 handicap stones beyond the komi, and dead stones removed at the count
-(imago's, :func:`imago.game.count`) without being captured. A record played under Chinese rules with
-a handicap bonus (KGS) shows White N points worse off in every position;
-the losses, which compare positions, are the same."""
+(imago's, :func:`imago.game.count`) without being captured. A record
+played under Chinese rules with a handicap bonus (KGS) shows White N points
+worse off in every position; the losses, which compare positions, are the
+same."""
 
 IMAGO_RULES_WORD = json.dumps(IMAGO_RULES, separators=(",", ":"))
 """:data:`IMAGO_RULES` as GTP's ``kata-set-rules`` takes them: one word,
