@@ -44,9 +44,11 @@ def build_parser(prog: str = "go.py") -> argparse.ArgumentParser:
                              "japanese, korean, aga, tromp-taylor, ...): japanese and "
                              "korean by territory (each side's stones played count "
                              "against it, a seki's eyes for nobody), chinese and aga "
-                             "with White's handicap bonus added to the komi; or KataGo's "
-                             "JSON object of rule options (default: area scoring, no bonus; "
-                             "a game loaded is counted by its record's RU)")
+                             "with White's handicap bonus added to the komi, tromp-taylor "
+                             "with every stone standing at the end alive (imago captures dead "
+                             "stones before passing); or KataGo's JSON object of rule options "
+                             "(default: area scoring, no bonus, dead stones removed at the "
+                             "count; a game loaded is counted by its record's RU)")
     parser.add_argument("--handicap", type=int, default=0, metavar="N",
                         help="N fixed handicap stones for Black (2..9 on 9x9 and up); "
                              "White then moves first")

@@ -151,9 +151,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
                         help="the rules until the controller sends kata-set-rules or kgs-rules: "
                              "KataGo's names, e.g. japanese (territory scoring), chinese (a "
-                             "point for White a handicap stone), aga, or KataGo's JSON object "
-                             "of rule options; default: area scoring, no handicap bonus "
-                             "(tromp-taylor's count)")
+                             "point for White a handicap stone), aga, tromp-taylor (every "
+                             "stone standing at the end alive: dead stones captured before "
+                             "passing), or KataGo's JSON object of rule options; default: area "
+                             "scoring, no handicap bonus, dead stones removed at the count")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",
