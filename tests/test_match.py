@@ -10,6 +10,8 @@ import pytest
 from imago import match
 from conftest import run_main
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
+from imago.match.tool import Referee
+from imago.game.rulesets import parse_rules
 
 IMAGO = f"{sys.executable} imagocli.py --algorithm random --seed 3"
 
@@ -352,7 +354,7 @@ def test_concurrent_below_one_is_refused(capsys, value):
 def test_a_game_counted_as_the_match_is_stopped_keeps_its_line(tmp_path):
     """Ctrl-C between a game's count and its line (the race a concurrent
     match has) still shows that game's line: every game counted is shown."""
-    from imago.match.tool import Match, MatchSettings, Referee
+    from imago.match.tool import Match, MatchSettings
 
     engine = fake_engine(tmp_path, "passer", 'print("= pass\\n", flush=True)')
     match = Match(MatchSettings(commands=(engine, engine), names=("a", "b"), games=2,
@@ -418,6 +420,36 @@ def test_an_engine_that_takes_katagos_rules_is_given_the_referees(tmp_path, caps
     assert '"suicide":false' in rules[0] and '"ko":"POSITIONAL"' in rules[0]
     first_move = next(n for n, c in enumerate(commands) if c.startswith("genmove"))
     assert commands.index(rules[0]) < first_move
+
+
+def test_rules_given_to_a_match_reach_the_engines_and_the_referee(tmp_path, capsys):
+    """Tromp-Taylor's clean-up, on imago's board (no suicide): the engines
+    that take KataGo's rules are told so, and imago's count referees,
+    every stone standing alive."""
+    import json
+
+    body = '''
+        if cmd == "known_command":
+            print("= " + ("true" if words[1] == "kata-set-rules" else "false") + "\\n",
+                  flush=True)
+            continue
+    '''
+    engine = scripted_engine(tmp_path, "ruled", body)
+    status, out, _ = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
+                                "--size", "5", "--rules", "tromp-taylor"], capsys)
+    assert status == 0 and "referee imago" in out
+    commands = (tmp_path / "ruled.log").read_text().splitlines()
+    [rules] = [c for c in commands if c.startswith("kata-set-rules ")]
+    told = json.loads(rules.split(" ", 1)[1])
+    assert told["friendlyPassOk"] is False and told["suicide"] is False
+    assert Referee("auto", parse_rules("tromp-taylor")).name == "imago"
+    assert Referee("imago", parse_rules("japanese")).name == "imago"
+    status, _, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--rules", "japanese",
+                                "--referee", "gnugo"], capsys)
+    assert status == 2 and "counts by Chinese rules" in err
+    status, _, err = run_match(["--engine1", engine, "--engine2", IMAGO, "--rules", "chess"],
+                               capsys)
+    assert status == 2 and "unknown rules" in err
 
 
 def test_an_engine_without_known_command_still_plays(tmp_path, capsys):

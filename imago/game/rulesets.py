@@ -232,7 +232,21 @@ played under Chinese rules with a handicap bonus (KGS) shows White N points
 worse off in every position; the losses, which compare positions, are the
 same."""
 
-IMAGO_RULES_WORD = json.dumps(IMAGO_RULES, separators=(",", ":"))
+def imago_rules_word(rules: Optional[KataRules] = None) -> str:
+    """GTP's ``kata-set-rules`` word for imago's own rules
+    (:data:`IMAGO_RULES`) with the scoring, seki tax, white handicap bonus
+    and clean-up (``friendlyPassOk``) of ``rules``: what another engine is
+    told to play so that imago's board can referee its moves (KataGo's
+    ``tromp-taylor`` allows suicide, which imago's board forbids)."""
+    if rules is None:
+        return json.dumps(IMAGO_RULES, separators=(",", ":"))
+    return json.dumps({**IMAGO_RULES, "scoring": rules.scoring,
+                       "tax": "SEKI" if rules.scoring == TERRITORY else "NONE",
+                       "whiteHandicapBonus": rules.handicap_bonus,
+                       "friendlyPassOk": rules.friendly_pass_ok}, separators=(",", ":"))
+
+
+IMAGO_RULES_WORD = imago_rules_word()
 """:data:`IMAGO_RULES` as GTP's ``kata-set-rules`` takes them: one word,
 for telling another engine (KataGo, an imago) to play and count as imago
 does."""

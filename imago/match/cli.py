@@ -27,6 +27,7 @@ from typing import Optional
 
 from imago.game.coords import MAX_SIZE
 from imago.game.state import settings_problem
+from imago.gtp.cli import rules_argument
 
 from .client import EngineDied, GTPClient, GTPError, GTPMalformed, GTPTimeout
 from .tool import Match, MatchSettings, Referee, report
@@ -79,7 +80,15 @@ def build_parser(prog: str = "python -m imago.match") -> argparse.ArgumentParser
                              "already there (default: no SGF files)")
     parser.add_argument("--referee", choices=("auto", "gnugo", "imago"), default="auto",
                         help="who scores finished games: auto is GNU Go's final_score when "
-                             "GNU Go is installed, else imago's count")
+                             "GNU Go is installed and the rules are imago's or Chinese, else "
+                             "imago's count")
+    parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
+                        help="the rules games are counted by and engines that take "
+                             "kata-set-rules are told (KataGo's names or JSON object: "
+                             "tromp-taylor counts every stone standing at the end alive, as "
+                             "the Computer Go Server does; japanese by territory); moves are "
+                             "always checked by imago's board (positional superko, no "
+                             "suicide). Default: imago's own rules")
     parser.add_argument("--concurrent", type=int, default=1, metavar="N",
                         help="games played at once, each with engine processes of its own "
                              "(colours and {game} seeds stay those of the game's number)")
@@ -211,7 +220,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "python -m imago.match") 
     if problems:
         parser.error("; ".join(problems))
     try:
-        referee = Referee(args.referee)
+        referee = Referee(args.referee, args.rules)
         first_sgf = first_free_sgf(args.sgf_dir) if args.sgf_dir else 1
         probed = [probe_engine(c.replace("{game}", "1"), args.size, option)
                   for option, c in (("--engine1", args.engine1), ("--engine2", args.engine2))]
@@ -223,7 +232,7 @@ def main(argv: Optional[list[str]] = None, prog: str = "python -m imago.match") 
     settings = MatchSettings((args.engine1, args.engine2), (names[0], names[1]), args.games,
                              args.size, args.komi, args.time, args.max_moves, args.sgf_dir,
                              first_sgf, args.show_stderr, args.concurrent,
-                             args.keep_engines, args.opening)
+                             args.keep_engines, args.opening, args.rules)
     match = Match(settings, referee)
     at_once = f", {args.concurrent} at once" if args.concurrent > 1 else ""
     print(f"match: {names[0]} vs {names[1]}, {args.games} games{at_once}, "

@@ -27,7 +27,7 @@ from typing import Optional
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
-from imago.game.rulesets import IMAGO_RULES_WORD
+from imago.game.rulesets import IMAGO_RULES_WORD, KataRules, imago_rules_word
 
 
 @dataclass
@@ -87,11 +87,18 @@ def find_gnugo() -> Optional[str]:
 
 class Referee:
     """Scores a finished game: GNU Go's ``final_score`` (Chinese rules) when
-    available, else imago's count (:func:`imago.game.count`: dead stones
-    removed, as imago's own ``final_score`` answers)."""
+    available and the match's ``rules`` count as those do (imago's own,
+    Chinese: by area, dead stones removed), else imago's count
+    (:meth:`GameState.final_count`: dead stones removed, as imago's own
+    ``final_score`` answers; territory, or every stone standing alive
+    under Tromp-Taylor, as the rules say)."""
 
-    def __init__(self, kind: str = "auto"):
-        self.gnugo = find_gnugo() if kind in ("auto", "gnugo") else None
+    def __init__(self, kind: str = "auto", rules: Optional[KataRules] = None):
+        chinese = rules is None or (rules.scoring == "AREA" and rules.friendly_pass_ok)
+        if kind == "gnugo" and not chinese:
+            raise ValueError("--referee gnugo counts by Chinese rules (dead stones removed); "
+                             "other --rules are counted by --referee imago")
+        self.gnugo = find_gnugo() if kind in ("auto", "gnugo") and chinese else None
         if kind == "gnugo" and self.gnugo is None:
             raise ValueError("--referee gnugo: GNU Go is not installed (gnugo not found)")
         self.name = "GNU Go" if self.gnugo else "imago"
@@ -107,7 +114,7 @@ class Referee:
                 for color, point in moves:
                     ref.send(f"play {color_letter(color)} {index_to_vertex(point, game.size)}")
                 return ref.send("final_score", timeout=120).upper()
-        return game.count().result
+        return game.final_count().result
 
 
 def random_opening(game: GameState, count: int, rng: random.Random) -> list[int]:
@@ -128,13 +135,18 @@ def random_opening(game: GameState, count: int, rng: random.Random) -> list[int]
 
 def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, seconds: Optional[float],
               max_moves: int, referee: Referee, opening: int = 0,
-              rng: Optional[random.Random] = None) -> tuple[GameRecord, GameState]:
+              rng: Optional[random.Random] = None,
+              rules: Optional[KataRules] = None) -> tuple[GameRecord, GameState]:
     """One game; never raises for an engine's failure (it loses instead).
     ``opening`` random moves (:func:`random_opening`, drawn from ``rng``)
-    are played first and told to both engines."""
+    are played first and told to both engines. ``rules`` (None: imago's
+    own) are counted by the referee and told to the engines that take
+    ``kata-set-rules`` (:func:`set_up`)."""
     record = GameRecord(black.name, white.name)
     started = time.perf_counter()
     game = GameState(size, komi)
+    if rules is not None:
+        game.apply_rules(rules)
     engines = {BLACK: black, WHITE: white}
     moves: list[tuple[int, Optional[int]]] = []
     # an engine gets its time plus a margin for process and protocol latency
@@ -148,7 +160,7 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
 
     for color, engine in engines.items():
         try:
-            set_up(engine, size, komi, seconds)
+            set_up(engine, size, komi, seconds, rules)
         except (GTPError, EngineDied, GTPTimeout) as err:
             forfeit(color, "crash", "F", err)
             record.before_play = True
@@ -213,7 +225,7 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
         try:
             record.result = referee.score(game, moves)
         except (GTPError, EngineDied, GTPTimeout) as err:
-            record.result = game.result()
+            record.result = game.final_count().result
             print(f"referee failed ({err}); imago's own count used", file=sys.stderr)
         record.winner = BLACK if record.result.startswith("B+") else \
             WHITE if record.result.startswith("W+") else None
@@ -229,10 +241,13 @@ RULES_COMMAND = "kata-set-rules " + IMAGO_RULES_WORD
 an illegal move here (a 13x13 game of ``katago-gtp 1`` was lost so)."""
 
 
-def set_up(engine: GTPClient, size: int, komi: float, seconds: Optional[float]) -> None:
+def set_up(engine: GTPClient, size: int, komi: float, seconds: Optional[float],
+           rules: Optional[KataRules] = None) -> None:
     """A new game on ``engine``: board size, empty board, komi, the time
     per move where it keeps time, and imago's rules where it takes them
-    (:data:`RULES_COMMAND`). Raises what the engine's client raises."""
+    (:data:`RULES_COMMAND`; with ``rules``, their scoring, bonus and
+    clean-up on imago's board, :func:`imago_rules_word`). Raises what the
+    engine's client raises."""
     engine.send(f"boardsize {size}", timeout=60)
     engine.send("clear_board", timeout=60)
     engine.send(f"komi {komi}", timeout=60)
@@ -241,7 +256,8 @@ def set_up(engine: GTPClient, size: int, komi: float, seconds: Optional[float]) 
     except GTPError:  # an engine without known_command
         takes_rules = False
     if takes_rules:
-        engine.send(RULES_COMMAND, timeout=60)
+        engine.send(RULES_COMMAND if rules is None
+                    else "kata-set-rules " + imago_rules_word(rules), timeout=60)
     if seconds is not None:
         try:
             engine.send(f"time_settings 0 {max(1, round(seconds))} 1", timeout=60)
@@ -286,6 +302,7 @@ class MatchSettings:
     concurrent: int = 1                   # games at once, each with engines of its own
     keep_engines: bool = False            # engines go on from game to game (see Match)
     opening: tuple[int, int] = (0, 0)     # random opening moves, fewest and most (see Match)
+    rules: Optional[KataRules] = None     # None: imago's own (see play_game)
 
 
 SET_UP_RETRIES = 1
@@ -484,7 +501,7 @@ class Match:
             opening = rng.randint(*s.opening) if s.opening[1] else 0
             record, game = play_game(clients[0], clients[1], s.size, s.komi, s.seconds,
                                      s.max_moves or 3 * s.size * s.size, self.referee,
-                                     opening, rng)
+                                     opening, rng, s.rules)
             return record, game
         finally:
             healthy = record is not None and not record.before_play and \
