@@ -11,7 +11,7 @@ import pytest
 
 from imago.engine.algorithm import create_algorithm
 from imago.engine.engine import GameEngine
-from imago.game import BLACK, WHITE, area_score, vertex_to_index
+from imago.game import BLACK, EMPTY, WHITE, area_score, vertex_to_index
 from imago.game.rulesets import IMAGO_RULES, parse_rules
 from imago.gtp.commands import Session, execute
 from imago.search.tactics import capturing_move
@@ -93,8 +93,9 @@ def black_plays_until_it_passes(session: Session) -> list[str]:
 
 def test_dead_stones_are_captured_before_passing_under_tromp_taylor():
     """Black's count wins only with White's D6 removed: under imago's rules
-    it passes at once; under Tromp-Taylor it first takes D6's liberties
-    until the board as it stands wins, then passes."""
+    it passes at once; under Tromp-Taylor it first takes D6's liberties,
+    and answers White's pass with a pass once the board as it stands
+    wins."""
     engine, session = engine_at("chinese")
     assert black_plays_until_it_passes(session) == ["pass"]
     engine, session = engine_at("tromp-taylor")
@@ -103,6 +104,18 @@ def test_dead_stones_are_captured_before_passing_under_tromp_taylor():
     assert {vertex_to_index(m, 9) for m in moves[:-1]} <= D6_LIBERTIES
     assert area_score(engine.state.board, KOMI) > 0
     assert execute(session, "final_score", []).startswith("B+")
+
+
+def test_dead_stones_are_captured_whole_before_a_first_pass():
+    """With D6 in atari and White not passing, the board as it stands
+    already wins for Black, but a pass of its own would let White end the
+    game with D6 alive: Black captures it (the margin too)."""
+    engine, session = engine_at("tromp-taylor")
+    for vertex in ("D7", "C6", "E6"):  # White's moves elsewhere left out: no pass
+        engine.state.play(BLACK, vertex_to_index(vertex, 9))
+    assert area_score(engine.state.board, KOMI) > 0
+    assert execute(session, "genmove", ["black"]) == "D5"
+    assert engine.state.board[D6] == EMPTY
 
 
 def test_a_pass_is_answered_by_a_pass_where_the_board_as_it_stands_wins():

@@ -110,10 +110,13 @@ class GameEnding:
     def _capture_before_passing(self, state: GameState, color: int) -> Optional[int]:
         """Where the search passes under rules that count every stone
         standing at the end alive, a move that captures the opponent's dead
-        stones first (:func:`capturing_move`, the count's dead stones),
-        unless the board as it stands wins already; None (pass) when there
-        is nothing to capture."""
-        if self._standing_wins(state, color):
+        stones first (:func:`capturing_move`, the count's dead stones), as
+        long as any stand: passing first would let the opponent end the
+        game with them counted alive. None (pass) when nothing is left to
+        capture, or after the opponent's pass when the board as it stands
+        wins (passing back ends the game so)."""
+        last = state.last_move
+        if last is not None and last.is_pass and self._standing_wins(state, color):
             return None
         return capturing_move(state.board, color, self.judge(state).dead)
 

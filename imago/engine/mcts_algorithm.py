@@ -325,8 +325,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         network to load comes out of ``seconds``. Under rules that count
         every stone standing at the end alive (``state.capture_dead``,
         Tromp-Taylor), it passes back after the opponent's pass whenever
-        the board as it stands wins, and captures the opponent's dead
-        stones before passing itself (:meth:`_capture_before_passing`)."""
+        the board as it stands wins, and otherwise captures the opponent's
+        dead stones before passing (:meth:`_capture_before_passing`)."""
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
