@@ -403,14 +403,17 @@ def scripted_engine(tmp_path, name, body):
     return f"{sys.executable} {script}"
 
 
+TAKES_KATAGOS_RULES = '''
+    if cmd == "known_command":
+        print("= " + ("true" if words[1] == "kata-set-rules" else "false") + "\\n",
+              flush=True)
+        continue
+'''
+"""A scripted engine's body that knows kata-set-rules (and nothing else)."""
+
+
 def test_an_engine_that_takes_katagos_rules_is_given_the_referees(tmp_path, capsys):
-    body = '''
-        if cmd == "known_command":
-            print("= " + ("true" if words[1] == "kata-set-rules" else "false") + "\\n",
-                  flush=True)
-            continue
-    '''
-    engine = scripted_engine(tmp_path, "ruled", body)
+    engine = scripted_engine(tmp_path, "ruled", TAKES_KATAGOS_RULES)
     status, out, _ = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
                                 "--size", "5", "--referee", "imago"], capsys)
     assert status == 0 and "game 1:" in out
@@ -428,13 +431,7 @@ def test_rules_given_to_a_match_reach_the_engines_and_the_referee(tmp_path, caps
     every stone standing alive."""
     import json
 
-    body = '''
-        if cmd == "known_command":
-            print("= " + ("true" if words[1] == "kata-set-rules" else "false") + "\\n",
-                  flush=True)
-            continue
-    '''
-    engine = scripted_engine(tmp_path, "ruled", body)
+    engine = scripted_engine(tmp_path, "ruled", TAKES_KATAGOS_RULES)
     status, out, _ = run_match(["--engine1", engine, "--engine2", IMAGO, "--games", "1",
                                 "--size", "5", "--rules", "tromp-taylor"], capsys)
     assert status == 0 and "referee imago" in out

@@ -27,7 +27,7 @@ from typing import Optional
 from imago.match.client import EngineDied, GTPClient, GTPError, GTPTimeout
 from imago.game import (BLACK, WHITE, GameState, IllegalMoveError, color_letter,
                         index_to_vertex, vertex_to_index)
-from imago.game.rulesets import IMAGO_RULES_WORD, KataRules, imago_rules_word
+from imago.game.rulesets import KataRules, imago_rules_word
 
 
 @dataclass
@@ -235,7 +235,7 @@ def play_game(black: GTPClient, white: GTPClient, size: int, komi: float, second
     return record, game
 
 
-RULES_COMMAND = "kata-set-rules " + IMAGO_RULES_WORD
+RULES_COMMAND = "kata-set-rules " + imago_rules_word()
 """The rules the referee plays, for an engine that takes KataGo's
 ``kata-set-rules``: KataGo plays Tromp-Taylor by default, whose suicide is
 an illegal move here (a 13x13 game of ``katago-gtp 1`` was lost so)."""
@@ -256,8 +256,7 @@ def set_up(engine: GTPClient, size: int, komi: float, seconds: Optional[float],
     except GTPError:  # an engine without known_command
         takes_rules = False
     if takes_rules:
-        engine.send(RULES_COMMAND if rules is None
-                    else "kata-set-rules " + imago_rules_word(rules), timeout=60)
+        engine.send("kata-set-rules " + imago_rules_word(rules), timeout=60)
     if seconds is not None:
         try:
             engine.send(f"time_settings 0 {max(1, round(seconds))} 1", timeout=60)
