@@ -127,9 +127,10 @@ def _kata_set_rules(engine: GameEngine, words: list[str]) -> str:
     """KataGo's rules by name (``chinese``, ``japanese``, ``tromp-taylor``,
     ...) or as a JSON object. Their scoring, white handicap bonus and
     ``friendlyPassOk`` (false: dead stones are captured before passing, as
-    Tromp-Taylor has it) are honoured (:meth:`GameEngine.use_rules`); imago's board plays its own
-    ko and suicide rules whatever is set, so other rules are accepted with
-    a warning on the log that says what differs. A ``komi`` in the object
+    Tromp-Taylor has it) are honoured (:meth:`GameEngine.use_rules`);
+    imago's board plays its own ko and suicide rules whatever is set, so
+    other rules are accepted with a warning on the log that says what
+    differs. A ``komi`` in the object
     sets the komi, as ``komi`` does."""
     text = " ".join(words)
     if not text:

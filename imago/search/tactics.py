@@ -67,10 +67,10 @@ def open_points(board, dead: Iterable[int] = ()) -> Optional[int]:
 def capturing_move(board, color: int, dead: Iterable[int]) -> Optional[int]:
     """A move of ``color`` that takes a liberty from one of the opponent's
     ``dead`` strings (a count's dead stones; ``color``'s own among them
-    are ignored), those with the fewest liberties first, so that repeated
-    it captures them all: legal and no losing self-atari (an
-    approach move where a liberty would be one). None when no such move is
-    left (nothing dead of the opponent's, or no playable liberty). Under
+    are ignored), those with the fewest liberties first, so that played
+    again and again it captures them all: legal and no losing self-atari.
+    None when no such move is left (nothing dead of the opponent's, or no
+    playable liberty). Under
     rules that count every stone standing at the end alive (Tromp-Taylor),
     this is the clean-up before passing."""
     cells, rival = board.cells, 3 - color
