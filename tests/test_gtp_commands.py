@@ -534,7 +534,8 @@ def test_territory_rules_count_the_stones_each_side_put_on_the_board(engine):
     assert ok(engine, "final_score") == "W+0.5"  # by area: 10 points each
     ok(engine, "kgs-rules japanese")
     assert engine.state.scoring == "territory" and engine.state.komi == 0.5
-    assert json.loads(ok(engine, "kata-get-rules"))["scoring"] == "TERRITORY"
+    rules = json.loads(ok(engine, "kata-get-rules"))
+    assert (rules["scoring"], rules["tax"]) == ("TERRITORY", "SEKI")  # as imago counts
     assert ok(engine, "final_score") == "W+0.5"  # 5 points each
     ok(engine, "play b a1")  # fills its own territory: a point by territory, none by area
     assert ok(engine, "final_score") == "W+1.5"

@@ -232,18 +232,27 @@ played under Chinese rules with a handicap bonus (KGS) shows White N points
 worse off in every position; the losses, which compare positions, are the
 same."""
 
+def imago_rules(scoring: str, handicap_bonus: str, friendly_pass_ok: bool) -> dict:
+    """imago's own rules (:data:`IMAGO_RULES`) with a scoring (``AREA`` or
+    ``TERRITORY``; territory with its seki tax, as imago counts it), a
+    white handicap bonus and a clean-up (``friendlyPassOk``): the rules it
+    plays, as KataGo's rules object."""
+    return {**IMAGO_RULES, "scoring": scoring,
+            "tax": "SEKI" if scoring == TERRITORY else "NONE",
+            "whiteHandicapBonus": handicap_bonus, "friendlyPassOk": friendly_pass_ok}
+
+
 def imago_rules_word(rules: Optional[KataRules] = None) -> str:
     """GTP's ``kata-set-rules`` word for imago's own rules
-    (:data:`IMAGO_RULES`) with the scoring, seki tax, white handicap bonus
-    and clean-up (``friendlyPassOk``) of ``rules``: what another engine is
-    told to play so that imago's board can referee its moves (KataGo's
-    ``tromp-taylor`` allows suicide, which imago's board forbids)."""
+    (:data:`IMAGO_RULES`) with the scoring, white handicap bonus and
+    clean-up (``friendlyPassOk``) of ``rules`` (:func:`imago_rules`): what
+    another engine is told to play so that imago's board can referee its
+    moves (KataGo's ``tromp-taylor`` allows suicide, which imago's board
+    forbids)."""
     if rules is None:
         return json.dumps(IMAGO_RULES, separators=(",", ":"))
-    return json.dumps({**IMAGO_RULES, "scoring": rules.scoring,
-                       "tax": "SEKI" if rules.scoring == TERRITORY else "NONE",
-                       "whiteHandicapBonus": rules.handicap_bonus,
-                       "friendlyPassOk": rules.friendly_pass_ok}, separators=(",", ":"))
+    return json.dumps(imago_rules(rules.scoring, rules.handicap_bonus, rules.friendly_pass_ok),
+                      separators=(",", ":"))
 
 
 IMAGO_RULES_WORD = imago_rules_word()

@@ -21,7 +21,7 @@ from imago.engine.engine import STATUSES, GameEngine
 from imago.game import IllegalMoveError, index_to_vertex, vertex_to_index
 from imago.game.constants import COLOR_NAMES
 from imago.game.coords import MAX_SIZE
-from imago.game.rulesets import IMAGO_RULES, KGS_RULES, parse_rules
+from imago.game.rulesets import KGS_RULES, imago_rules, parse_rules
 
 from .moves import engine_move
 from .table import (COMMANDS, GtpError, Session, color, command, handicap_vertex, integer,
@@ -113,13 +113,11 @@ def _clear_cache(engine: GameEngine) -> str:
 @command("kata-get-rules")
 def _kata_get_rules(engine: GameEngine) -> str:
     """The rules imago plays, as KataGo's rules object, with the komi set
-    and the scoring and white handicap bonus of the rules set last (area
-    and ``0`` by default)."""
+    and the scoring (with its seki tax), white handicap bonus and clean-up
+    of the rules set last (area, ``0`` and friendly passes by default)."""
     state = engine.state
-    return json.dumps({**IMAGO_RULES, "scoring": state.scoring.upper(),
-                       "whiteHandicapBonus": state.handicap_bonus, "komi": state.komi,
-                       "friendlyPassOk": not state.capture_dead},
-                      sort_keys=True, separators=(",", ":"))
+    rules = imago_rules(state.scoring.upper(), state.handicap_bonus, not state.capture_dead)
+    return json.dumps({**rules, "komi": state.komi}, sort_keys=True, separators=(",", ":"))
 
 
 @command("kata-set-rules", rest=word)
