@@ -154,6 +154,30 @@ def test_a_suite_counts_the_same_alone_as_after_other_suites(suite, tmp_path):
     assert answers(suite) == answers(alone) != []
 
 
+def test_with_a_seed_each_test_answers_alike_whatever_ran_before_it(suite, tmp_path):
+    """With a seed each move test starts afresh from a seed of its own: the
+    random draws of the tests before it (here test 1's) leave its answer
+    as it is."""
+    from imago.engine.algorithm import create_algorithm
+
+    def answers(folder, seed):
+        tally = regress.run_suites(
+            folder, lambda: GameEngine(create_algorithm("random", seed=5), 9), 9, seed=seed)
+        return {o.number: o.answer for o in tally.outcomes}
+
+    both = "loadsgf games/nine.sgf\n1 reg_genmove black\n#? [A9]\n2 reg_genmove white\n#? [A9]\n"
+    second = "loadsgf games/nine.sgf\n2 reg_genmove white\n#? [A9]\n"
+    folders = []
+    for name, text in (("both", both), ("second", second)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "games").symlink_to(suite / "games")
+        (folder / "tests.tst").write_text(text)
+        folders.append(folder)
+    assert answers(folders[0], 1)[2] == answers(folders[1], 1)[2]
+    assert regress.test_seed(1, "tests.tst", 2) != regress.test_seed(2, "tests.tst", 2)
+
+
 def test_the_limit_stops_the_run(suite):
     tally = regress.run_suites(suite, lambda: GameEngine(FirstEmpty(), 9), 9, limit=2)
     assert [o.number for o in tally.outcomes] == [1, 2]

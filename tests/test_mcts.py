@@ -139,6 +139,26 @@ def test_mcts_algorithm_plays_legal_moves_and_is_repeatable():
     assert moves[0] == moves[1]
 
 
+def test_a_reseeded_search_answers_as_a_fresh_one_so_seeded():
+    """``reseed`` forgets the random state, the kept trees and the cached
+    evaluations of earlier searches (a benchmark's tests, each alone)."""
+    game = GameState(7, komi=7.5)
+    for vertex, color in (("D4", BLACK), ("C3", WHITE)):
+        game.play(color, vertex_to_index(vertex, 7))
+
+    def searched(alg):
+        move = alg.choose_move(game, BLACK)
+        return move, alg.summary()
+
+    fresh = searched(create_algorithm("mcts", model="none", visits=60, seed=3))
+    used = create_algorithm("mcts", model="none", visits=60, seed=11)
+    searched(used)
+    other = GameState(7, komi=7.5)
+    used.choose_move(other, BLACK)
+    used.reseed(3)
+    assert searched(used) == fresh
+
+
 def test_passes_back_when_already_winning():
     game = GameState(5, komi=0.5)
     game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")])

@@ -7,8 +7,11 @@ position up, a numbered ``reg_genmove COLOR`` asks for a move, and the
 but those; a trailing ``*`` marks a test GNU Go itself is expected to fail).
 This plays every numbered ``reg_genmove`` and ``gg_genmove`` test whose
 position is on ``--size`` (default 9) through imago's own GTP command table,
-a fresh engine for each file (seeded, ``--seed`` 1 by default: the same answers
-on every run, and a file counts the same alone as in its folder), and prints
+a fresh engine for each file, its search started afresh for each test from a
+seed of the test's own (from ``--seed``, 1 by default: the same answers on
+every run, a file counts the same alone as in its folder, and a change that
+alters one answer does not reshuffle the random draws of the tests after
+it), and prints
 each file's count, the total, and the tests a pass was expected in
 (GNU Go's "the right move is to pass"). Commands it does not ask imago
 (other numbered tests, GNU Go's own commands) are skipped.
@@ -42,6 +45,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Sequence
@@ -194,7 +198,8 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                limit: Optional[int] = None,
                report: Callable[[Outcome], None] = lambda outcome: None,
                external: Optional[Ask] = None,
-               names: Optional[Sequence[str]] = None, rules: Optional[str] = None) -> Tally:
+               names: Optional[Sequence[str]] = None, rules: Optional[str] = None,
+               seed: Optional[int] = None) -> Tally:
     """Play the move tests of every ``*.tst`` in ``folder`` (sorted; only
     those named in ``names``, file names without ``.tst``, when given) whose
     position is ``size`` x ``size``; at most ``limit`` of them. The engine
@@ -207,7 +212,11 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
     whatever suites ran before, so a suite counts the same alone as in the
     folder. ``rules`` (KataGo's name, e.g. ``japanese``, as GNU Go's suites
     are written for) is set on each fresh engine with ``kata-set-rules``;
-    an engine that refuses the command (GNU Go) plays its own. Without
+    an engine that refuses the command (GNU Go) plays its own. With
+    ``seed``, imago's engine starts each move test afresh (``reseed``:
+    random state, kept trees and caches) from a seed of the test's own
+    (:func:`test_seed`), so that a change which alters one answer leaves
+    the random draws of the tests after it as they were. Without
     ``rules`` every engine that takes ``kata-set-rules`` gets imago's own
     (:data:`~imago.game.rulesets.IMAGO_RULES_WORD`), so that the records'
     ``RU`` leave them as they are and an external imago counts as the one
@@ -260,6 +269,8 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
                 continue
             if broken or session.engine.state.size != size:
                 continue
+            if seed is not None and external is None:
+                session.engine.algorithm.reseed(test_seed(seed, path.name, step.number))
             started = time.perf_counter()
             try:
                 answer = _move_test(engines[-1], step.args[:1])
@@ -271,6 +282,12 @@ def run_suites(folder: Path, make_engine: Callable[[], GameEngine], size: int = 
             tally.add(outcome)
             report(outcome)
     return tally
+
+
+def test_seed(seed: int, suite: str, number: int) -> int:
+    """The seed of one move test: the run's ``seed``, the suite file's name
+    and the test's number, mixed (the same on every machine and run)."""
+    return zlib.crc32(f"{seed}:{suite}:{number}".encode())
 
 
 def _load_position(ask: Ask, state, args: Sequence[str]) -> None:
@@ -434,7 +451,7 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     try:
         tally = run_suites(folder, make_engine, size, 20 if "--quick" in argv else None,
-                           report, external, names, rules)
+                           report, external, names, rules, seed)
     except RuntimeError as error:  # the engine died or hung
         print(f"regress: {error}", file=sys.stderr)
         return 1

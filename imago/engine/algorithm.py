@@ -51,6 +51,11 @@ class DecisionAlgorithm(ABC):
     def new_game(self, state: GameState) -> None:
         """Called when the board is cleared or resized (drop caches)."""
 
+    def reseed(self, seed: Optional[int]) -> None:
+        """Start afresh with ``seed``: the random state, and nothing kept from
+        earlier searches, as a new instance so seeded would (a benchmark's
+        tests then answer alike whatever ran before them)."""
+
     def guide(self, size: int) -> str:
         """What judges positions on ``size`` boards, in a few words for a
         front end ("network soup9", "random playouts"); "" for none."""

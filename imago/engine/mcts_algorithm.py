@@ -23,6 +23,7 @@ from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.puct import READING_SHARE
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
+from imago.search.local import forget as forget_local_readings
 from imago.search.reports import LCB_Z
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -136,6 +137,12 @@ class SizedEvaluators:
                                     symmetries=self.symmetries, seed=self.seed)
         except FileNotFoundError as err:
             raise ValueError(str(err)) from None
+
+    def made(self) -> list:
+        """The evaluators made so far (or the one given)."""
+        if hasattr(self.model, "evaluate"):
+            return [self.model]
+        return list(self._made.values())
 
     def uses_network(self, size: int) -> bool:
         """Whether ``size`` boards are searched with a network (from 5x5 up,
@@ -256,6 +263,17 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
     def new_game(self, state: GameState) -> None:
         self.search.forget()
         self.low_winrate_streak = 0
+
+    def reseed(self, seed: Optional[int]) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.search.reseed(seed)
+        for evaluator in (*self.networks.made(), self.playouts):
+            if hasattr(evaluator, "reseed"):
+                evaluator.reseed(seed)
+        forget_local_readings()
+        self.low_winrate_streak = 0
+        self.solved = None
 
     def check_size(self, size: int) -> None:
         if self.networks.uses_network(size):

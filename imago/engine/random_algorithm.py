@@ -19,6 +19,9 @@ class RandomAlgorithm(DecisionAlgorithm):
     def __init__(self, seed: Optional[int] = None):
         self.rng = random.Random(seed)
 
+    def reseed(self, seed: Optional[int]) -> None:
+        self.rng = random.Random(seed)
+
     def choose_move(self, state: GameState, color: int,
                     seconds: Optional[float] = None) -> Optional[int]:
         return state.board.random_move(color, self.rng)

@@ -191,6 +191,10 @@ class NetworkEvaluator:
         when the network cannot play ``size`` (read from its metadata)."""
         self._model.check_size(size)
 
+    def reseed(self, seed: Optional[int]) -> None:
+        """Draw the leaves' random symmetries afresh from ``seed``."""
+        self.rng = np.random.default_rng(seed)
+
     def evaluate(self, nodes: Sequence) -> Evaluation:
         """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of
         one board size (for mixed sizes, a list of prior rows), and margins

@@ -28,6 +28,10 @@ class PlayoutEvaluator:
         self.rng = random.Random(seed)
         self.playouts = playouts
 
+    def reseed(self, seed: Optional[int]) -> None:
+        """Play the random playouts afresh from ``seed``."""
+        self.rng = random.Random(seed)
+
     def evaluate(self, leaves: Sequence) -> Evaluation:
         size = leaves[0].board.size
         priors = np.full((len(leaves), size * size + 1), 1.0 / (size * size + 1))

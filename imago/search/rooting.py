@@ -10,6 +10,7 @@ which holds the attributes it reads and writes."""
 from __future__ import annotations
 
 import math
+import random
 from typing import Optional
 
 import numpy as np
@@ -92,6 +93,14 @@ class RootSetup:
         position; stones played in the search count as they stand."""
         cells = board.cells
         self._dead_hint = (board.hash, tuple((p, cells[p]) for p in points))
+
+    def reseed(self, seed: Optional[int]) -> None:
+        """Start afresh as a new search seeded with ``seed`` would: its
+        random state, and no kept tree or cached evaluation."""
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.forget()
+        self.cache.clear()
 
     def forget(self) -> None:
         """Drop every kept tree (new game, new komi)."""
