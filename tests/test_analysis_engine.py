@@ -335,3 +335,54 @@ def test_score_stdev_is_the_spread_the_ownership_leaves_open():
         engine.close(wait=False)
     assert "scoreStdev" not in answer["rootInfo"]
     assert all("scoreStdev" not in m for m in answer["moveInfos"])
+
+
+# Black's corner string (7x7) has no liberty but the straight three A7-B7-C7:
+# B7 lives, A7 and C7 die (see test_local_reading); White's wall is safe.
+STRAIGHT_THREE_STONES = [["B", "D7"], ["B", "A6"], ["B", "B6"], ["B", "C6"], ["B", "D6"],
+                         ["W", "E7"], ["W", "E6"], ["W", "A5"], ["W", "B5"], ["W", "C5"],
+                         ["W", "D5"], ["W", "E5"]]
+
+
+def _corner_answer(settings: dict, allowed: list[str]) -> dict:
+    engine = AnalysisEngine("none", seed=1, settings=settings)
+    try:
+        [answer] = engine.analyze({
+            "id": "corner", "initialStones": STRAIGHT_THREE_STONES, "moves": [],
+            "initialPlayer": "B", "rules": "chinese", "komi": 0, "boardXSize": 7,
+            "boardYSize": 7, "maxVisits": 60, "analyzeTurns": [0],
+            "allowMoves": [{"player": "B", "moves": allowed, "untilDepth": 1}]})
+    finally:
+        engine.close(wait=False)
+    return answer
+
+
+def test_the_root_strikes_the_moves_its_closed_off_corner_reads_as_lost():
+    """As the engine that plays: the root reads the corner out, and the
+    moves that kill Black's own string there are not searched; the one
+    move left gets every visit."""
+    answer = _corner_answer({}, ["A7", "B7", "C7"])
+    assert [(info["move"], info["visits"]) for info in answer["moveInfos"]] == [("B7", 60)]
+    assert answer["rootInfo"]["visits"] == 60
+    unread = _corner_answer({"local_reading": False}, ["A7", "B7", "C7"])
+    assert {info["move"] for info in unread["moveInfos"]} & {"A7", "C7"}
+
+
+def test_a_lone_allowed_move_is_searched_for_its_value(playouts):
+    """One move allowed: it gets the query's visits and its value (it was
+    answered unsearched, with a win rate of 0 and no visits)."""
+    engine, _ = playouts
+    [answer] = engine.analyze(query("lone", analyzeTurns=[2], maxVisits=40, allowMoves=[
+        {"player": "B", "moves": ["G7"], "untilDepth": 1}]))
+    [info] = answer["moveInfos"]
+    assert (info["move"], info["visits"]) == ("G7", 40)
+    assert answer["rootInfo"]["visits"] == 40 and 0.0 < info["winrate"] < 1.0
+
+
+def test_the_config_turns_the_local_reading_off_and_names_a_bad_value():
+    from imago.analysis.cli import engine_options
+
+    assert engine_options({"imagoLocalReading": "false"})["settings"]["local_reading"] is False
+    assert "local_reading" not in engine_options({})["settings"]
+    with pytest.raises(ValueError, match="imagoLocalReading"):
+        engine_options({"imagoLocalReading": "maybe"})

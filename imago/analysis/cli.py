@@ -142,6 +142,11 @@ def engine_options(config: dict[str, str]) -> dict:
         value = _number(config, key, float, 0)
         if value is not None:
             options["settings"][name] = value
+    reading = config.get("imagoLocalReading")
+    if reading is not None:
+        if reading.lower() not in ("true", "false"):
+            raise ValueError("config imagoLocalReading: true or false")
+        options["settings"]["local_reading"] = reading.lower() == "true"
     return options
 
 

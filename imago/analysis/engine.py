@@ -23,9 +23,10 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from imago.engine.mcts_algorithm import SizedEvaluators
+from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
+from imago.search.puct import READING_SHARE
 
 from .query import Action, Query, QueryDefaults, Turn, parse_line
 from .response import (MoveInfo, TurnAnalysis, action_response, error, no_results_response,
@@ -83,8 +84,12 @@ class AnalysisEngine:
     ``search_batch`` (one position alone: the engine's batch in play).
     ``write`` receives every response of queries given as lines (default:
     one JSON line on stdout). ``settings`` are search options (``c_puct``,
-    ``fpu_reduction``, ``wide_root_noise``) for every query; a query's ``overrideSettings`` may
-    change them for itself."""
+    ``fpu_reduction``, ``wide_root_noise``; ``local_reading``, True by
+    default: each root strikes the moves that lose in its closed-off areas,
+    read out, as the engine that plays does, within a share of a timed
+    search, :data:`~imago.search.puct.READING_SHARE`; not below 5x5, where
+    the search alone plays) for every query; a
+    query's ``overrideSettings`` may change the first three for itself."""
 
     def __init__(self, model: Optional[str] = "default",
                  defaults: Optional[QueryDefaults] = None, max_searches: int = 64,
@@ -292,10 +297,13 @@ class AnalysisEngine:
             for search in searches:
                 search.batch_size = share
 
-    def _out_of_time(self, task: _Task, now: float) -> bool:
+    def _time_limit(self, task: _Task) -> Optional[float]:
+        """The query's ``maxTime``, else the config's; None for none."""
         limit = task.query.max_time
-        if limit is None:
-            limit = self.settings.get("max_time")
+        return self.settings.get("max_time") if limit is None else limit
+
+    def _out_of_time(self, task: _Task, now: float) -> bool:
+        limit = self._time_limit(task)
         return bool(limit) and now - task.started >= limit
 
     def _job(self, task: _Task, evaluator) -> SearchJob:
@@ -309,12 +317,19 @@ class AnalysisEngine:
                                 fpu_reduction=settings.get("fpu_reduction", 0.25),
                                 batch_size=1 if isinstance(evaluator, PlayoutEvaluator)
                                 else self.search_batch,
-                                seed=self.seed, keep_ownership=True)
+                                seed=self.seed, keep_ownership=True,
+                                local_reading=bool(settings.get("local_reading", True))
+                                and query.game.size >= MIN_NETWORK_SIZE)
             search.wide_root_noise = settings.get("wide_root_noise", 0.0)
             search.cache = self._caches.setdefault((query.komi, query.game.scoring), {})
+        limit = self._time_limit(task)
+        # the root's reading of closed-off areas takes a share of a timed search
+        search.read_deadline = None if not limit else \
+            time.perf_counter() + READING_SHARE * limit
         return SearchJob(search, _cursor(query, turn), turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
-                         root_temperature=query.root_policy_temperature or 1.0)
+                         root_temperature=query.root_policy_temperature or 1.0,
+                         lone_move_searched=True)
 
     def _pool_for(self, query: Query) -> SearchPool:
         """The pool of the query's evaluator: the network of its board size

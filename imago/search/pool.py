@@ -35,7 +35,9 @@ class SearchJob:
     first, then the jobs added earlier. ``forbidden`` actions are struck
     out of the root's choices once it is expanded (one move stays open);
     ``root_temperature`` above 1 flattens the root's priors (a wider
-    search), below 1 sharpens them."""
+    search), below 1 sharpens them. A root with one open move is not
+    searched (a player's move needs no search) unless ``lone_move_searched``
+    (an analysis reports that move's value)."""
     search: PUCTSearch
     state: GameState
     color: int
@@ -44,6 +46,7 @@ class SearchJob:
     priority: int = 0
     forbidden: frozenset = frozenset()
     root_temperature: float = 1.0
+    lone_move_searched: bool = False
     root: Optional[SearchNode] = field(default=None, init=False)
     root_answer: Optional[tuple] = field(default=None, init=False)
     """The evaluator's careful answer for a new root: ``(policy, value,
@@ -53,7 +56,7 @@ class SearchJob:
     def unfinished(self) -> bool:
         root = self.root
         return (root is not None and root.expanded and root.total_visits() < self.visits
-                and len(root.open_actions()) > 1)
+                and (self.lone_move_searched or len(root.open_actions()) > 1))
 
     def _temper_root(self) -> None:
         root = self.root
