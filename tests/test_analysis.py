@@ -235,6 +235,17 @@ def test_analyze_options_filter_and_limit_the_candidates():
     assert {m for m, _, _ in INFO.findall(text)} <= {"D4"}
 
 
+def test_allow_and_avoid_restrict_the_search_not_only_the_list():
+    """As KataGo's: the root plays only the moves allowed (here one, which
+    gets every visit), and the next move searches afresh."""
+    text, engine = run([(0, "play b E5\n"), (0, "kata-analyze w 10 allow w C3 1\n"),
+                        (InfoLines(3), "\n")])
+    visits = [int(n) for m, n, _ in INFO.findall(text)]
+    assert {m for m, _, _ in INFO.findall(text)} == {"C3"} and visits[-1] > 20
+    search = engine.analysis_search(ready=False)
+    assert search.root is None  # forgotten: its visits went to C3 alone
+
+
 def test_minmoves_fills_the_list_with_unvisited_legal_moves_by_prior():
     """KataGo's ``minmoves N``: where the search has visited fewer moves,
     the legal moves it has not visited follow, highest prior first, with 0

@@ -159,6 +159,23 @@ def test_a_reseeded_search_answers_as_a_fresh_one_so_seeded():
     assert searched(used) == fresh
 
 
+def test_a_run_keeps_its_root_off_the_forbidden_moves_for_itself_only():
+    """KataGo's ``allow``: the one move left gets every visit of the run
+    (a lone move is searched, not answered at once), and the moves struck
+    for the run are open again after it."""
+    game = GameState(7, komi=7.5)
+    search = PUCTSearch(CountingEvaluator(), batch_size=4, seed=1)
+    allowed = action_of(vertex_to_index("C3", 7), 7)
+    forbidden = [a for a in range(7 * 7 + 1) if a != allowed]
+    root = search.run(game, BLACK, visits=40, forbidden=forbidden)
+    assert root.total_visits() >= 40
+    assert [int(root.stats[0, e]) for e in range(root.edges)] == [allowed]
+    assert len(root.open_actions()) == 7 * 7 + 1
+    # a forbidden set that would leave no move restricts nothing
+    root = search.run(game, BLACK, visits=80, forbidden=range(7 * 7 + 1))
+    assert root.edges > 1
+
+
 def test_passes_back_when_already_winning():
     game = GameState(5, komi=0.5)
     game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")])

@@ -50,8 +50,9 @@ class AnalyzeRequest:
     ``pv_edge_visits`` (each move of a candidate's line with its visits),
     ``root_info`` (the whole search's figures after the candidates), and
     the first moves to
-    leave out (``avoid``) or keep only (``allow``, None: all) -- the
-    search still looks at them, they are only not listed."""
+    leave out (``avoid``) or keep only (``allow``, None: all): the search
+    does not play them at the root (:meth:`forbidden`) and they are not
+    listed."""
 
     who: int
     interval: float = DEFAULT_INTERVAL
@@ -81,6 +82,14 @@ class AnalyzeRequest:
         return result.point not in self.avoid and (self.allow is None
                                                    or result.point in self.allow)
 
+    def forbidden(self, size: int) -> list[int]:
+        """The root actions ``avoid`` and ``allow`` take away (as KataGo's
+        search does; deeper moves are not restricted)."""
+        kept = range(size * size + 1) if self.allow is None else \
+            {action_of(p, size) for p in self.allow}
+        avoided = {action_of(p, size) for p in self.avoid}
+        return [a for a in range(size * size + 1) if a not in kept or a in avoided]
+
 
 def _count(engine: GameEngine, text: str) -> int:
     value = integer(engine, text)
@@ -101,7 +110,7 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
     """``[colour] [interval] key value ...`` as Leela Zero and KataGo take
     them: the interval in centiseconds (also ``interval N``), ``minmoves
     N``, ``maxmoves N``, ``avoid|allow COLOUR VERTICES UNTILDEPTH`` (the
-    vertices comma-separated; they filter the candidates of the colour
+    vertices comma-separated; they restrict the first move of the colour
     analysed) and KataGo's ``true|false`` flags (:data:`FLAGS`). Anything
     else, or a malformed value, is a ``syntax error``; an unknown key is
     named."""
@@ -341,15 +350,18 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     state = engine.state
     search = engine.analysis_search()
     extras = LineExtras(engine, request, kata)
+    forbidden = request.forbidden(state.size)
     while not stream.interrupted():
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
-                          stop=stream.interrupted, early_stop=False)
+                          stop=stream.interrupted, early_stop=False, forbidden=forbidden)
         results = request.listed(search, root)
         if results and not stream.line(extras.line(search, root, results)):
             break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
             while not stream.interrupted():
                 time.sleep(0.05)
+    if forbidden:  # its visits went to the moves allowed: the next move searches afresh
+        search.forget()
     return ""
 
 

@@ -161,7 +161,8 @@ class PUCTSearch(RootSetup, SearchReports):
     def run(self, state: GameState, color: int, visits: Optional[int] = 800,
             seconds: Optional[float] = None, stop: Optional[Callable[[], bool]] = None,
             early_stop: bool = True, allow_pass: bool = True,
-            read_seconds: Optional[float] = None) -> SearchNode:
+            read_seconds: Optional[float] = None, forbidden: Sequence[int] = ()
+            ) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
         the most visited move can no longer be overtaken. Without
@@ -171,7 +172,11 @@ class PUCTSearch(RootSetup, SearchReports):
         making the root ready (its careful evaluation, the local reading,
         which stops after ``read_seconds``: by default
         :data:`READING_SHARE` of ``seconds``, no limit without them; a
-        move searched in slices gives its first slice the whole move's)."""
+        move searched in slices gives its first slice the whole move's).
+        ``forbidden`` actions (KataGo's ``avoid`` and ``allow`` at the root)
+        are struck out of the root's choices for this run only, their visits
+        kept, unless that would leave it no move; the moves left, one alone
+        included, are searched for the whole run."""
         if visits is None and seconds is None:
             raise ValueError("a search needs a number of visits or a time")
         start = time.perf_counter()
@@ -185,23 +190,44 @@ class PUCTSearch(RootSetup, SearchReports):
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
         target = max(int(visits), done_before + 1) if visits else None
-        while root.expanded:
-            total = root.total_visits()
-            if target is not None and total >= target:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            if stop is not None and stop():
-                break
-            if early_stop and (root.exact is not None
-                               or self._settled(root, target, deadline, start,
-                                                total - done_before)):
-                break
-            batch = self.batch_size if target is None else min(self.batch_size, target - total)
-            self.step(max(1, batch))
-            if len(root.open_actions()) == 1 and root.total_visits() > 0:
-                break
+        restricted = self._strike_for_run(root, forbidden)
+        try:
+            while root.expanded:
+                total = root.total_visits()
+                if target is not None and total >= target:
+                    break
+                if deadline is not None and time.perf_counter() >= deadline:
+                    break
+                if stop is not None and stop():
+                    break
+                if early_stop and (root.exact is not None
+                                   or self._settled(root, target, deadline, start,
+                                                    total - done_before)):
+                    break
+                batch = self.batch_size if target is None else min(self.batch_size,
+                                                                    target - total)
+                self.step(max(1, batch))
+                if not restricted and len(root.open_actions()) == 1 \
+                        and root.total_visits() > 0:
+                    break
+        finally:
+            for action in restricted:
+                root.unstrike(action)
         return root
+
+    @staticmethod
+    def _strike_for_run(root: SearchNode, forbidden: Sequence[int]) -> list[int]:
+        """Strike the open ``forbidden`` actions of ``root`` if a move stays
+        open; those struck."""
+        if not forbidden or not root.expanded:
+            return []
+        open_now = set(root.open_actions().tolist())
+        struck = [a for a in forbidden if a in open_now]
+        if len(struck) >= len(open_now):
+            return []
+        for action in struck:
+            root.strike(action)
+        return struck
 
     def visit_root_action(self, action: int, visits: int) -> None:
         """Descend through the root's ``action`` until it has ``visits``
