@@ -386,3 +386,32 @@ def test_the_config_turns_the_local_reading_off_and_names_a_bad_value():
     assert "local_reading" not in engine_options({})["settings"]
     with pytest.raises(ValueError, match="imagoLocalReading"):
         engine_options({"imagoLocalReading": "maybe"})
+
+
+# A finished 9x9 game (GNU Go against itself, B+7.5 by the count): White's A8
+# stands dead in Black's top-left corner.
+ENDED_BLACK = ["D9", "C8", "E8", "B7", "E7", "E6", "E5", "F5", "G4", "C3", "F3", "G3", "D2",
+               "E2", "F2", "C1"]
+ENDED_WHITE = ["E9", "F9", "A8", "F8", "F7", "F6", "G6", "G5", "H4", "H3", "G2", "J2", "D1",
+               "E1", "F1", "G1"]
+
+
+def test_lines_that_end_with_two_passes_count_as_the_finished_game_does():
+    """White's pass after Black's ends the game: the search counts that line
+    as the answer for the finished turn does, White's dead A8 removed (it
+    counted every stone standing, W+25.5, and called Black's last pass a
+    blunder of 30 points in a review)."""
+    stones = [["B", v] for v in ENDED_BLACK] + [["W", v] for v in ENDED_WHITE]
+    engine = AnalysisEngine("none", seed=1)
+    try:
+        answers = engine.analyze({
+            "id": "end", "initialStones": stones, "moves": [["B", "pass"], ["W", "pass"]],
+            "initialPlayer": "B", "rules": "chinese", "komi": 7.5, "boardXSize": 9,
+            "boardYSize": 9, "maxVisits": 50, "analyzeTurns": [1, 2],
+            "allowMoves": [{"player": "W", "moves": ["pass"], "untilDepth": 1}]})
+    finally:
+        engine.close(wait=False)
+    passing, finished = answers
+    [info] = passing["moveInfos"]
+    assert info["move"] == "pass" and info["scoreLead"] == pytest.approx(7.5)
+    assert finished["rootInfo"]["scoreLead"] == pytest.approx(7.5)

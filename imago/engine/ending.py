@@ -17,6 +17,7 @@ import random
 from typing import Optional
 
 from imago.game import BLACK, Count, GameState, area_score
+from imago.game.counting import SETTLED_THRESHOLD
 from imago.search import PUCTSearch, SearchNode
 from imago.search.tactics import (alive_in_atari, capturing_move, fillable_dame,
                                   fillable_dame_points, open_points)
@@ -43,6 +44,24 @@ def progress(state: GameState) -> int:
     return max(state.current.number, board.size * board.size - len(board.empties))
 
 
+def settled_dead(judged: Count) -> list[int]:
+    """The stones the count ``judged`` calls dead with a settled owner:
+    those a search's lines that end with two passes count as removed, as
+    the final count will (:meth:`PUCTSearch.assume_dead`)."""
+    return [p for p in judged.dead if abs(judged.ownership[p]) >= SETTLED_THRESHOLD]
+
+
+def may_pass(state: GameState) -> bool:
+    """Whether passing is worth considering at all: after the opponent
+    passed, or once a third of the board's points have been played or
+    stand on it (a position set up or loaded); no position is settled
+    before that, and the count costs playouts."""
+    last = state.last_move
+    if last is not None and last.is_pass:
+        return True
+    return progress(state) >= state.size * state.size // 3
+
+
 class GameEnding:
     """Passing and resigning (see the module docstring)."""
 
@@ -58,17 +77,6 @@ class GameEnding:
         """The count of the position as final (:func:`imago.game.count`,
         which keeps a seki's strings alive), for the side to move."""
         return state.count()
-
-    @staticmethod
-    def _may_pass(state: GameState) -> bool:
-        """Whether passing is worth considering at all: after the opponent
-        passed, or once a third of the board's points have been played or
-        stand on it (a position set up or loaded); no position is settled
-        before that, and the count costs playouts."""
-        last = state.last_move
-        if last is not None and last.is_pass:
-            return True
-        return progress(state) >= state.size * state.size // 3
 
     @staticmethod
     def _has_board_move(state: GameState, color: int) -> bool:

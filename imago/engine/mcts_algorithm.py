@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from imago.game import GameState, lost_for_good, wins_whatever_unsettled
-from imago.game.counting import SETTLED_THRESHOLD, SMALL_BOARD
+from imago.game.counting import SMALL_BOARD
 from imago.nn.features import ownership_cells
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.puct import READING_SHARE
@@ -27,7 +27,7 @@ from imago.search.local import forget as forget_local_readings
 from imago.search.reports import LCB_Z
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
-from .ending import MIN_PASS_VISITS, GameEnding
+from .ending import MIN_PASS_VISITS, GameEnding, may_pass, settled_dead
 
 log = logging.getLogger(__name__)
 
@@ -364,11 +364,11 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             if self.solved is not None:
                 return self.solved.move
         alone = self._search_alone(state)
-        judged = self.judge(state) if not alone and self._may_pass(state) else None
+        judged = self.judge(state) if not alone and may_pass(state) else None
         pass_wins = judged is not None and judged.winner == color and judged.settled
         if judged is not None:  # lines that end in the search count them as the game will
-            self.search.assume_dead(state.board, [] if state.capture_dead else [
-                p for p in judged.dead if abs(judged.ownership[p]) >= SETTLED_THRESHOLD])
+            self.search.assume_dead(state.board,
+                                    [] if state.capture_dead else settled_dead(judged))
         last = state.last_move
         if last is not None and last.is_pass and judged is not None:
             if pass_wins or wins_whatever_unsettled(state.board, judged, color) \

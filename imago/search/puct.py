@@ -64,7 +64,7 @@ import math
 import random
 import time
 from collections import deque
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -150,7 +150,8 @@ class PUCTSearch(RootSetup, SearchReports):
         self._root_recent: list = []  # cells of the root's earlier positions, newest first
         self._root_hashes: list = []  # their hashes
         self._dead_hint: tuple = (None, ())  # (board hash, ((point, colour), ...))
-        self._dead: tuple = ()  # the root's dead stones as (point, colour)
+        # the root's dead stones as (point, colour), or a function giving them
+        self._dead: Union[tuple, Callable[[], tuple]] = ()
         self._score_sum, self._score_n = 0.0, 1.0  # the root's leads (root player's view)
         self._utility = 0.0  # score_utility while a score is known, else 0
         self._scale = 1.0
@@ -536,6 +537,8 @@ class PUCTSearch(RootSetup, SearchReports):
         removed while they stand (:meth:`assume_dead`); the score for the
         player to move."""
         dead = self._dead
+        if callable(dead):  # assume_dead's stones, found at the first need
+            dead = self._dead = dead()
         if dead:
             cells = board.cells
             dead = [p for p, c in dead if cells[p] == c]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Optional
+from typing import Callable, Iterable, Optional, Union
 
 import numpy as np
 
@@ -86,13 +86,21 @@ class RootSetup:
             node = node.parent
         self._root_recent, self._root_hashes = cells, hashes
 
-    def assume_dead(self, board, points) -> None:
+    def assume_dead(self, board, points: Union[Iterable[int], Callable[[], Iterable[int]]]
+                    ) -> None:
         """Count the stones at ``points`` of ``board`` (a count's dead
         stones) as removed when a line of the search ends with two passes,
         as the final count will, for searches whose root is ``board``'s
-        position; stones played in the search count as they stand."""
-        cells = board.cells
-        self._dead_hint = (board.hash, tuple((p, cells[p]) for p in points))
+        position; stones played in the search count as they stand.
+        ``points`` may be a function that gives them: it is called when a
+        line first ends with two passes, so that a count which costs
+        playouts is made only for the searches that need it."""
+        cells = list(board.cells)
+        if callable(points):
+            find = points
+            self._dead_hint = (board.hash, lambda: tuple((p, cells[p]) for p in find()))
+        else:
+            self._dead_hint = (board.hash, tuple((p, cells[p]) for p in points))
 
     def reseed(self, seed: Optional[int]) -> None:
         """Start afresh as a new search seeded with ``seed`` would: its
