@@ -246,6 +246,21 @@ def test_allow_and_avoid_restrict_the_search_not_only_the_list():
     assert search.root is None  # forgotten: its visits went to C3 alone
 
 
+def test_analysis_lines_ending_with_two_passes_count_the_dead_stones_out():
+    """White's pass after Black's ends the game: kata-analyze counts that
+    line as final_score does, White's dead A8 removed (B+7.5, where every
+    stone standing alive gives W+25.5)."""
+    from test_analysis_engine import ENDED_BLACK, ENDED_WHITE
+
+    stones = " ".join([f"b {v}" for v in ENDED_BLACK] + [f"w {v}" for v in ENDED_WHITE])
+    text, _ = run([(0, f"set_position {stones}\n"), (0, "play b pass\n"),
+                   (0, "kata-analyze w 10 allow w pass 1\n"), (InfoLines(2), "\n"),
+                   (0, "final_score\n")])
+    line = [ln for ln in text.split("\n") if ln.startswith("info move pass")][-1]
+    assert float(line.split(" scoreLead ")[1].split()[0]) == pytest.approx(-7.5)  # White's view
+    assert "= B+7.5" in text
+
+
 def test_minmoves_fills_the_list_with_unvisited_legal_moves_by_prior():
     """KataGo's ``minmoves N``: where the search has visited fewer moves,
     the legal moves it has not visited follow, highest prior first, with 0

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from imago.engine.ending import may_pass
+from imago.engine.ending import dead_at_the_end
 from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
 from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
@@ -328,7 +328,7 @@ class AnalysisEngine:
         search.read_deadline = None if not limit else \
             time.perf_counter() + READING_SHARE * limit
         state = _cursor(query, turn)
-        search.assume_dead(state.board, lambda: _dead_at_the_end(state))
+        search.assume_dead(state.board, lambda: dead_at_the_end(state))
         return SearchJob(search, state, turn.to_move, query.max_visits,
                          priority=turn.priority, forbidden=_forbidden_actions(query, turn),
                          root_temperature=query.root_policy_temperature or 1.0,
@@ -518,16 +518,6 @@ def _cursor(query: Query, turn: Turn) -> GameState:
         node = node.parent
     state.root, state.current = node, turn.node
     return state
-
-
-def _dead_at_the_end(state: GameState) -> list[int]:
-    """The stones a search's lines from ``state`` that end with two passes
-    count as removed: the dead stones of the count that answers a finished
-    turn (:meth:`GameState.final_count`; none where every stone standing
-    counts), once passing is worth considering (before that no count is
-    made: it costs playouts, and nothing is settled yet). Asked for when a
-    line first ends so (:meth:`PUCTSearch.assume_dead`)."""
-    return list(state.final_count().dead) if may_pass(state) else []
 
 
 def _forbidden_actions(query: Query, turn: Turn) -> frozenset:

@@ -62,6 +62,16 @@ def may_pass(state: GameState) -> bool:
     return progress(state) >= state.size * state.size // 3
 
 
+def dead_at_the_end(state: GameState) -> list[int]:
+    """The stones an analysis's lines from ``state`` that end with two
+    passes count as removed: the dead stones of the count that ends the
+    game (:meth:`GameState.final_count`; none where every stone standing
+    counts), once passing is worth considering (:func:`may_pass`: before
+    that no count is made, it costs playouts and nothing is settled yet).
+    For :meth:`PUCTSearch.assume_dead`, asked when a line first ends so."""
+    return list(state.final_count().dead) if may_pass(state) else []
+
+
 class GameEnding:
     """Passing and resigning (see the module docstring)."""
 

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
+from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import PUCTSearch, RootSummary, SearchNode, SearchResult, action_of
@@ -351,6 +352,7 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     search = engine.analysis_search()
     extras = LineExtras(engine, request, kata)
     forbidden = request.forbidden(state.size)
+    search.assume_dead(state.board, lambda: dead_at_the_end(state))
     while not stream.interrupted():
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
                           stop=stream.interrupted, early_stop=False, forbidden=forbidden)
