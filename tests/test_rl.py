@@ -619,6 +619,17 @@ def test_expert_games_are_mixed_into_the_loops_training(tmp_path, tiny_model, mo
         "--other-sizes-share must be from 0 up to (not including) 1, not -0.1"]
 
 
+def test_local_reading_reaches_the_self_play_settings():
+    """``--local-reading`` is a run setting handed to the self-play
+    searches, off unless given."""
+    from imago.training.rl import RLConfig
+
+    args = rl_cli.rl_parser().parse_args(["--dir", "r", "--local-reading"])
+    assert RLConfig(local_reading=args.local_reading).selfplay_settings(-0.9).local_reading
+    assert not RLConfig().selfplay_settings(-0.9).local_reading
+    assert not rl_cli.rl_parser().parse_args(["--dir", "r"]).local_reading
+
+
 def test_forced_playouts_reach_the_self_play_settings():
     """``--forced-playouts K`` is a run setting (``run.json``) handed to the
     self-play searches; off unless given, and a negative K is refused."""

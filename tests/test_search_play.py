@@ -113,6 +113,28 @@ def test_a_target_equal_to_the_priors_has_no_surprise():
     assert policy_surprise(sharper, Search()) == pytest.approx(np.log(2))
 
 
+def test_local_reading_is_the_full_searches_own_from_5x5_up():
+    """``local_reading``: a full search (a policy target's) strikes at its
+    root what the closed-off areas read as lost, as the engine that plays
+    does (not below 5x5, where the search alone plays; not in cheap
+    searches, which it would slow down by half); off unless asked for."""
+    from imago.training.search_play import _new_game, _search
+
+    class Pool:
+        def add(self, job):
+            pass
+
+    rng = np.random.default_rng(1)
+    for size, asked, full, wanted in ((9, True, 1.0, True), (9, False, 1.0, False),
+                                      (4, True, 1.0, False), (9, True, 0.0, False)):
+        chosen = settings(size=size, local_reading=asked, full_share=full).resolved()
+        game = _new_game(FakeEvaluator(), chosen, rng, 1)
+        _search(game, Pool(), chosen, rng)
+        assert game.search.local_reading is wanted, (size, asked, full)
+    played = list(play_games(FakeEvaluator(), settings(local_reading=True), 1, seed=2))
+    assert played and played[0].record.policy.shape[0] > 0
+
+
 def test_forced_playouts_widen_full_searches_and_pruning_takes_them_back():
     """With KataGo's forced playouts (k = 4 here) a full search reads many
     more root moves (the moves its visits reached, per search, on average);

@@ -61,6 +61,7 @@ class RLConfig:
     no_resign_share: float = 0.1
     prune_targets: bool = True
     forced_playouts: float = 0.0
+    local_reading: bool = False
     heldout: list = field(default_factory=list)
     heldout_positions: int = 2000
     openings: list = field(default_factory=list)
@@ -136,6 +137,7 @@ def selfplay_settings_of(source, resign_value: float) -> SelfPlaySettings:
                             resign_value=resign_value, no_resign_share=source.no_resign_share,
                             prune_targets=source.prune_targets,
                             forced_playouts=source.forced_playouts,
+                            local_reading=source.local_reading,
                             opening_share=source.opening_share if source.openings else 0.0,
                             opening_moves=source.opening_moves or None)
 

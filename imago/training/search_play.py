@@ -54,6 +54,7 @@ from typing import Iterator, Optional, Sequence
 import numpy as np
 
 from imago.game import BLACK, WHITE, GameState, index_to_vertex
+from imago.game.counting import SMALL_BOARD
 from imago.match.arena import choose_action, outcome, play_action, root_value
 from imago.nn.features import BINARY_PLANES, PLANE_SETS, encode_into
 from imago.search import PUCTSearch, SearchJob, SearchPool
@@ -86,6 +87,7 @@ class SelfPlaySettings:
     fpu_reduction: float = 0.25
     prune_targets: bool = True
     forced_playouts: float = 0.0            # KataGo's k in full searches; 0: none
+    local_reading: bool = False             # full searches' roots strike what areas lose
     opening_share: float = 0.0              # games started from an opening line, if given
     opening_moves: Optional[int] = None     # most moves of a line; default: size**2 // 4
 
@@ -238,6 +240,8 @@ def _search(game: _Game, pool: SearchPool, settings: SelfPlaySettings,
     game.full.append(full)
     game.search.dirichlet_alpha = settings.dirichlet_alpha if full else 0.0
     game.search.forced_playouts = settings.forced_playouts if full else 0.0
+    # the policy targets' searches only: reading costs a cheap search too much
+    game.search.local_reading = full and settings.local_reading and settings.size >= SMALL_BOARD
     visits = settings.visits if full else settings.cheap_visits
     game.job = SearchJob(game.search, game.state, game.state.to_move, visits)
     pool.add(game.job)
