@@ -265,7 +265,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         self.low_winrate_streak = 0
 
     def reseed(self, seed: Optional[int]) -> None:
-        self.seed = seed
+        self.seed = self.networks.seed = seed  # evaluators made from now on too
         self.rng = np.random.default_rng(seed)
         self.search.reseed(seed)
         for evaluator in (*self.networks.made(), self.playouts):
