@@ -26,7 +26,8 @@ import numpy as np
 from imago.engine.ending import dead_at_the_end
 from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
-from imago.search import PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of
+from imago.search import (PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of,
+                          forbidden_actions)
 from imago.search.puct import READING_SHARE
 
 from .query import Action, Query, QueryDefaults, Turn, parse_line
@@ -523,16 +524,12 @@ def _cursor(query: Query, turn: Turn) -> GameState:
 def _forbidden_actions(query: Query, turn: Turn) -> frozenset:
     """The root moves ``avoidMoves`` and ``allowMoves`` take away from the
     player to move (the first ply; deeper plies are not filtered)."""
-    size = query.size
-    forbidden: set[int] = set()
-    for rule in query.avoid:
-        if rule.color == turn.to_move and rule.until_depth >= 1:
-            forbidden |= {action_of(p, size) for p in rule.points}
-    for rule in query.allow:
-        if rule.color == turn.to_move and rule.until_depth >= 1:
-            allowed = {action_of(p, size) for p in rule.points}
-            forbidden |= set(range(size * size + 1)) - allowed
-    return frozenset(forbidden)
+    def concerned(rules) -> list[set]:
+        return [set(r.points) for r in rules if r.color == turn.to_move and r.until_depth >= 1]
+
+    avoided, allowed = concerned(query.avoid), concerned(query.allow)
+    return forbidden_actions(query.size, set().union(*avoided),
+                             set.intersection(*allowed) if allowed else None)
 
 
 def _print_json(message: dict) -> None:

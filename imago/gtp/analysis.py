@@ -19,7 +19,8 @@ from typing import Optional, Sequence
 from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
-from imago.search import PUCTSearch, RootSummary, SearchNode, SearchResult, action_of
+from imago.search import (PUCTSearch, RootSummary, SearchNode, SearchResult, action_of,
+                          forbidden_actions)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -83,13 +84,10 @@ class AnalyzeRequest:
         return result.point not in self.avoid and (self.allow is None
                                                    or result.point in self.allow)
 
-    def forbidden(self, size: int) -> list[int]:
+    def forbidden(self, size: int) -> frozenset:
         """The root actions ``avoid`` and ``allow`` take away (as KataGo's
         search does; deeper moves are not restricted)."""
-        kept = range(size * size + 1) if self.allow is None else \
-            {action_of(p, size) for p in self.allow}
-        avoided = {action_of(p, size) for p in self.avoid}
-        return [a for a in range(size * size + 1) if a not in kept or a in avoided]
+        return forbidden_actions(size, self.avoid, self.allow)
 
 
 def _count(engine: GameEngine, text: str) -> int:

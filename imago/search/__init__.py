@@ -4,7 +4,7 @@ the evaluator: :mod:`.leaf`; what a search reports: :mod:`.reports`),
 random-playout evaluation (:mod:`.playouts`) and many searches sharing one
 evaluator's batches (:mod:`.pool`)."""
 
-from .leaf import Evaluator, Leaf, action_of, action_points
+from .leaf import Evaluator, Leaf, action_of, action_points, forbidden_actions
 from .playouts import PlayoutEvaluator
 from .pool import SearchJob, SearchPool, run_searches
 from .puct import PUCTSearch
@@ -12,4 +12,5 @@ from .reports import RootSummary, SearchResult
 from .tree import SearchNode
 
 __all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode", "SearchPool",
-           "RootSummary", "SearchResult", "action_of", "action_points", "run_searches"]
+           "RootSummary", "SearchResult", "action_of", "action_points", "forbidden_actions",
+           "run_searches"]

@@ -6,7 +6,7 @@ the top-left, the pass last)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional, Protocol, Sequence
+from typing import Iterable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -43,6 +43,17 @@ def point_actions(size: int) -> np.ndarray:
 def action_of(point: Optional[int], size: int) -> int:
     """The action of a board point (None: the pass)."""
     return size * size if point is None else int(point_actions(size)[point])
+
+
+def forbidden_actions(size: int, avoid: Iterable[Optional[int]] = (),
+                      allow: Optional[Iterable[Optional[int]]] = None) -> frozenset:
+    """The root actions KataGo's ``avoid`` and ``allow`` take away: those of
+    the points (None: the pass) in ``avoid``, and, given ``allow`` (None:
+    every move), all but its points'."""
+    forbidden = {action_of(p, size) for p in avoid}
+    if allow is not None:
+        forbidden |= set(range(size * size + 1)) - {action_of(p, size) for p in allow}
+    return frozenset(forbidden)
 
 
 class Leaf:
