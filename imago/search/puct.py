@@ -64,7 +64,7 @@ import math
 import random
 import time
 from collections import deque
-from typing import Callable, Optional, Sequence, Union
+from typing import Callable, Collection, Optional, Sequence, Union
 
 import numpy as np
 
@@ -162,7 +162,7 @@ class PUCTSearch(RootSetup, SearchReports):
     def run(self, state: GameState, color: int, visits: Optional[int] = 800,
             seconds: Optional[float] = None, stop: Optional[Callable[[], bool]] = None,
             early_stop: bool = True, allow_pass: bool = True,
-            read_seconds: Optional[float] = None, forbidden: Sequence[int] = ()
+            read_seconds: Optional[float] = None, forbidden: Collection[int] = ()
             ) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
@@ -217,7 +217,7 @@ class PUCTSearch(RootSetup, SearchReports):
         return root
 
     @staticmethod
-    def _strike_for_run(root: SearchNode, forbidden: Sequence[int]) -> list[int]:
+    def _strike_for_run(root: SearchNode, forbidden: Collection[int]) -> list[int]:
         """Strike the open ``forbidden`` actions of ``root`` if a move stays
         open; those struck."""
         if not forbidden or not root.expanded:

@@ -95,11 +95,11 @@ class RootSetup:
         ``points`` may be a function that gives them: it is called when a
         line first ends with two passes, so that a count which costs
         playouts is made only for the searches that need it."""
-        cells = list(board.cells)
         if callable(points):
-            find = points
+            find, cells = points, list(board.cells)  # as they are now
             self._dead_hint = (board.hash, lambda: tuple((p, cells[p]) for p in find()))
         else:
+            cells = board.cells
             self._dead_hint = (board.hash, tuple((p, cells[p]) for p in points))
 
     def reseed(self, seed: Optional[int]) -> None:
