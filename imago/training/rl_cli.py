@@ -50,10 +50,10 @@ def _play_options(p: argparse.ArgumentParser, defaults) -> None:
                         "pruning takes back the visits it did not earn (0: none; KataGo's "
                         "self-play uses 2)")
     p.add_argument("--local-reading", action="store_true",
-                   help="each search's root reads its closed-off areas out (seki, eye "
-                        "spaces) and never plays the moves that lose there, as imago does "
-                        "in play, so that the policy targets leave them out (default: off, "
-                        "the games as before)")
+                   help="each full search's root (a policy target's) reads its closed-off "
+                        "areas out (seki, eye spaces) and never plays the moves that lose "
+                        "there, as imago does in play, so that the policy targets leave them "
+                        "out; cheap searches do not read (default: off, the games as before)")
     p.add_argument("--workers", type=int, default=1, metavar="K",
                    help="worker processes (with --ray: Ray actors; default there: one per "
                         "CPU of the cluster); train.py rl also plays this many anchor games "
