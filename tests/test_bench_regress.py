@@ -329,6 +329,40 @@ def test_rules_are_set_on_each_fresh_engine(suite, monkeypatch, capsys):
     assert "--rules chess: unknown rules" in capsys.readouterr().err
 
 
+def test_options_set_the_search_of_every_fresh_engine(suite, monkeypatch, capsys):
+    made = []
+
+    def create_algorithm(name, **options):
+        made.append((name, options))
+        return FirstEmpty()
+
+    monkeypatch.setattr("imago.engine.algorithm.create_algorithm", create_algorithm)
+    assert regress.main([f"--dir={suite}", "--options=score_utility=0.5, lcb_z=0"]) == 0
+    engines = [options for name, options in made if options.get("model") != "none"]
+    assert len(engines) == 2 and all(
+        (options["score_utility"], options["lcb_z"]) == (0.5, 0) for options in engines)
+    assert "(imago, seed 1, score_utility=0.5, lcb_z=0): 3 of 4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options, problem", [
+    ("bogus=1", "the mcts algorithm has no option 'bogus'"),
+    ("score_utility", "expected KEY=VALUE"),
+    ("score_utility=x", "score_utility must be a finite number"),
+    ("c_puct=-1", "c_puct must be above 0"),
+    ("seed=3", "seed has an option of its own here (--seed)"),
+])
+def test_bad_options_are_named_before_any_suite_runs(suite, capsys, options, problem):
+    assert regress.main([f"--dir={suite}", f"--options={options}"]) == 2
+    captured = capsys.readouterr()
+    assert f"regress: --options: {problem}" in captured.err and not captured.out
+
+
+def test_options_with_another_engine_are_refused(suite, capsys):
+    assert regress.main([f"--dir={suite}", "--options=lcb_z=0",
+                         "--engine=/usr/games/gnugo --mode gtp"]) == 2
+    assert "--options: they set imago's search" in capsys.readouterr().err
+
+
 def test_model_and_engine_together_are_refused(suite, capsys):
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras",
                          "--engine=/usr/games/gnugo --mode gtp"]) == 2

@@ -72,6 +72,8 @@ OPTIONS = {
                "without .tst (e.g. seki,endgame; default: every one)"),
     "rules": (("regress",), "NAME", "rules set on each engine with kata-set-rules (KataGo's "
               "names, e.g. japanese, as GNU Go's suites are written; default: imago's own)"),
+    "options": (("regress",), "KEY=VALUE,...", "options of imago's search on every engine, "
+                "as imagocli.py -o takes them (e.g. score_utility=0.5,lcb_z=0)"),
     "compare": (("regress",), "LOG", "an earlier run's standard output: end with the tests "
                 "whose verdict changed since"),
     "engine": (("regress", "ownership"), "COMMAND", "another engine to ask instead of imago: "

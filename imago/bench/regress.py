@@ -18,6 +18,7 @@ each file's count, the total, and the tests a pass was expected in
 
     python -m imago.bench regress --dir gnugo/regression [--size 9] [--seed 1] [--quick]
     python -m imago.bench regress --dir gnugo/regression --model models/multi.keras
+    python -m imago.bench regress --dir gnugo/regression --options=score_utility=0.5
     python -m imago.bench regress --dir gnugo/regression --engine "gnugo --mode gtp"
 
 ``--engine COMMAND`` asks another GTP engine the same tests (imago then only
@@ -25,6 +26,10 @@ replays the setup beside it, to know each position's size), so that its count
 stands beside imago's. An engine that refuses a ``loadsgf`` imago accepted is
 given imago's position with KataGo's ``set_position``; one without
 ``reg_genmove`` is asked ``genmove`` and then ``undo``.
+
+``--options=score_utility=0.5,lcb_z=0`` sets options of imago's search
+(those of ``imagocli.py -o KEY=VALUE``, comma-separated) on every fresh
+engine, to measure a setting before making it a default.
 
 ``--suites seki,endgame`` plays only those files of the folder (a file
 counts the same alone, above). ``--rules japanese`` sets those rules
@@ -376,6 +381,28 @@ def chosen_suites(folder: Path, listed: Optional[str]) -> tuple[Optional[list[st
     return names, ""
 
 
+def algorithm_options(text: Optional[str]) -> tuple[dict, Optional[str]]:
+    """``--options``' ``KEY=VALUE,KEY=VALUE`` as the search's keyword
+    options (values read as ``imagocli.py -o`` reads them), and what is wrong
+    with the text (None when nothing)."""
+    from argparse import ArgumentTypeError
+
+    from imago.gtp.cli import parse_option
+
+    settings: dict = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        try:
+            key, value = parse_option(item.strip())
+        except ArgumentTypeError as error:
+            return {}, str(error)
+        if key in ("model", "seed"):
+            return {}, f"{key} has an option of its own here (--{key})"
+        settings[key] = value
+    return settings, None
+
+
 def _shared_network(model: Optional[str], size: int) -> object:
     """``--model`` (else the shipped network of ``size``) as one model file
     that every suite's fresh engine shares, so that its network loads once;
@@ -430,12 +457,23 @@ def main(argv: list[str]) -> int:
             print(f"regress: --compare {compare}: no logged answers in it (the standard "
                   "output of an earlier run)", file=sys.stderr)
             return 2
+    settings, problem = algorithm_options(option(argv, "options", None))
+    if problem is None and settings and command:
+        problem = "they set imago's search, and --engine asks another engine"
+    if problem is None and settings:
+        try:  # an unknown option or a bad value is named before any suite runs
+            create_algorithm("mcts", model="none", **settings)
+        except (TypeError, ValueError) as error:
+            problem = str(error)
+    if problem:
+        print(f"regress: --options: {problem}", file=sys.stderr)
+        return 2
     network = None if command else _shared_network(model, size)
 
     def make_engine() -> GameEngine:  # with --engine, it only keeps the position
         if command:
             return GameEngine(create_algorithm("random", seed=seed), size)
-        return GameEngine(create_algorithm("mcts", seed=seed, model=network), size)
+        return GameEngine(create_algorithm("mcts", seed=seed, model=network, **settings), size)
 
     def report(outcome: Outcome) -> None:
         print(f"{outcome.suite}:{outcome.number} {outcome.answer} {outcome.expected} "
@@ -460,6 +498,8 @@ def main(argv: list[str]) -> int:
     played = len(tally.outcomes)
     seconds = time.perf_counter() - started
     who = command if command else f"imago, {Path(model).name + ', ' if model else ''}seed {seed}"
+    if settings:
+        who += ", " + ", ".join(f"{key}={value}" for key, value in settings.items())
     if rules is not None:
         who += f", rules {rules}"
     print(f"regress {size}x{size} ({who}): {tally.passed} of {played} move tests as "
