@@ -303,11 +303,47 @@ def test_analyze_arguments_are_checked_one_by_one():
            "lz-analyze 99999999999": "syntax error",
            "lz-analyze b 10 interval": "syntax error",
            "kata-genmove_analyze b 10 avoid b E5 1":
-               "avoid and allow are not supported by genmove_analyze",
+               "avoid and allow need a search that can leave moves out: the random algorithm "
+               "cannot",
            "lz-genmove_analyze b 10 maxmoves x": "syntax error"}
     text, engine = run([(0, f"{i} {line}\n") for i, line in enumerate(bad)], algorithm="random")
     assert text == "".join(f"?{i} {why}\n\n" for i, why in enumerate(bad.values()))
     assert engine.state.current.number == 0  # no genmove_analyze played
+
+
+def test_genmove_analyze_plays_only_a_move_avoid_and_allow_leave():
+    """As KataGo's: the search and the move played leave the avoided moves
+    out (the pass included), or keep only the allowed ones."""
+    text, engine = run([(0, "play b E5\n"), (0, "1 kata-genmove_analyze w 10 allow w C3 1\n")])
+    assert text.endswith("play C3\n\n")
+    assert {m for m, _, _ in INFO.findall(text)} == {"C3"}
+    allowed = {"C7", "G3", "pass"}
+    text, engine = run([(0, "1 lz-genmove_analyze b 10 allow b C7,G3,pass 1\n"),
+                        (0, "2 lz-genmove_analyze w 10 avoid w E5,D5,pass 1 avoid b A1 1\n")])
+    played = re.findall(r"\nplay (\S+)\n", text)
+    assert played[0] in allowed and played[1] not in {"E5", "D5", "pass"}
+    assert {m for m, _, _ in INFO.findall(text.split("=2")[0])} <= allowed
+    assert engine.state.current.number == 2
+
+
+def test_genmove_analyze_refuses_avoid_and_allow_that_leave_no_legal_move():
+    text, engine = run([(0, "play b E5\n"), (0, "1 kata-genmove_analyze w 10 allow w E5 1\n"),
+                        (0, "2 kata-genmove_analyze w 10 allow w E5,pass 1\n")])
+    assert "?1 avoid and allow leave no legal move\n\n" in text
+    assert text.endswith("play pass\n\n") and engine.state.current.number == 2
+
+
+def test_a_move_chosen_with_moves_forbidden_obeys_them_or_is_refused():
+    """The engine's own interface: ``choose_move(forbidden=...)`` (actions)."""
+    engine = GameEngine(create_algorithm("mcts", model="none", visits=40, seed=3), size=9)
+    allowed = {action_of(vertex_to_index(v, 9), 9) for v in ("A1", "J9")}
+    forbidden = frozenset(range(82)) - allowed
+    assert action_of(engine.choose_move(1, forbidden=forbidden), 9) in allowed
+    with pytest.raises(ValueError, match="leave no legal move"):
+        engine.choose_move(1, forbidden=frozenset(range(82)))
+    policy = GameEngine(create_algorithm("random", seed=1), size=9)
+    with pytest.raises(ValueError, match="the random algorithm cannot leave moves out"):
+        policy.choose_move(1, forbidden=forbidden)
 
 
 def test_genmove_analyze_colour_is_optional():

@@ -178,14 +178,21 @@ class GameEngine:
 
     def choose_move(self, color: int, stop: Optional[Callable[[], bool]] = None,
                     progress: Optional[Callable[[Any], None]] = None,
-                    interval: float = 1.0) -> Optional[int]:
+                    interval: float = 1.0, forbidden: frozenset = frozenset()
+                    ) -> Optional[int]:
         """Ask the algorithm for ``color``'s move (point, None for pass or
         :data:`RESIGN`) within the clock's budget, without playing it.
 
         Algorithms that accept them get ``stop`` (the search ends once it
         returns true: a controller's interrupt) and ``progress`` (called
         with the search every ``interval`` seconds: analysis lines, live
-        graphics); the caller decides what those mean."""
+        graphics); the caller decides what those mean. ``forbidden``
+        actions (KataGo's ``avoid`` and ``allow``, as
+        :func:`imago.search.leaf.forbidden_actions` makes them) are moves
+        the algorithm may not play: one that cannot leave moves out
+        (:meth:`restricts_moves`) raises ValueError."""
+        if forbidden and not self.restricts_moves():
+            raise ValueError(f"the {self.algorithm.name} algorithm cannot leave moves out")
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
         waited = self._wait_for_network()
@@ -198,6 +205,8 @@ class GameEngine:
         if progress is not None and "progress" in accepted:
             extra["progress"] = progress
             extra["interval"] = interval
+        if forbidden:
+            extra["forbidden"] = frozenset(forbidden)
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
@@ -215,15 +224,20 @@ class GameEngine:
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,
                 progress: Optional[Callable[[Any], None]] = None,
-                interval: float = 1.0) -> Optional[int]:
+                interval: float = 1.0, forbidden: frozenset = frozenset()) -> Optional[int]:
         """Choose ``color``'s move (see :meth:`choose_move`) and play it;
         returns the move (point, None for pass, :data:`RESIGN` -- a
         resignation changes nothing)."""
-        move = self.choose_move(color, stop, progress, interval)
+        move = self.choose_move(color, stop, progress, interval, forbidden)
         if move != RESIGN:
             self.play(color, move)
             self._ponder_due = True
         return move
+
+    def restricts_moves(self) -> bool:
+        """Whether the algorithm takes moves it may not play
+        (``forbidden``, see :meth:`choose_move`)."""
+        return "forbidden" in algorithm_parameters(self.algorithm)
 
     def ponder(self, stop: Callable[[], bool]) -> int:
         """After a ``genmove`` that played, let the algorithm think on the

@@ -24,6 +24,7 @@ from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.puct import READING_SHARE
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.local import forget as forget_local_readings
+from imago.search.leaf import legal_move_left
 from imago.search.reports import LCB_Z
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -336,7 +337,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         self.playouts.komi = state.game_komi
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
-                    stop=None, progress=None, interval: float = 1.0) -> Optional[int]:
+                    stop=None, progress=None, interval: float = 1.0,
+                    forbidden: frozenset = frozenset()) -> Optional[int]:
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics). Time spent waiting for the
@@ -344,7 +346,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         every stone standing at the end alive (``state.capture_dead``,
         Tromp-Taylor), it passes back after the opponent's pass whenever
         the board as it stands wins, and otherwise captures the opponent's
-        dead stones before passing (:meth:`_capture_before_passing`)."""
+        dead stones before passing (:meth:`_capture_before_passing`).
+        ``forbidden`` actions (KataGo's ``avoid`` and ``allow``) are left
+        out: :meth:`_choose_allowed`."""
+        if forbidden:
+            return self._choose_allowed(state, color, seconds, stop, progress, interval,
+                                        frozenset(forbidden))
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
@@ -404,6 +411,39 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             return RESIGN
         return point
 
+    def _choose_allowed(self, state: GameState, color: int, seconds: Optional[float],
+                        stop, progress, interval: float, forbidden: frozenset
+                        ) -> Optional[int]:
+        """The searched move among those ``forbidden`` leaves (a controller's
+        ``avoid`` or ``allow``): a fresh tree (no visits kept from an earlier
+        search on a forbidden move) searched with them struck out of the root,
+        and the move it plays chosen as usual among the others (the pass
+        included where allowed). The exact solver, the count's passes and
+        resignation, which would choose without regard to them, stand
+        aside. ValueError when they leave no legal move."""
+        if not legal_move_left(state.board, color, forbidden):
+            raise ValueError("avoid and allow leave no legal move")
+        self.searched = False
+        self.solved = None
+        self._choose_evaluator(state)
+        self.search.forget()
+        root = self._search(state, color, seconds, stop, progress, interval,
+                            forbidden=forbidden)
+        self.searched = True
+        if root.terminal or not root.expanded:
+            return None
+        struck = [a for a in forbidden if a in set(root.open_actions().tolist())]
+        for action in struck:
+            root.strike(action)
+        try:
+            action = self._pick(root, state)
+            if action in forbidden:  # a move the search had no visit for
+                action = int(np.argmax(root.choice_priors()))
+        finally:
+            for action_struck in struck:
+                root.unstrike(action_struck)
+        return self.search.point_of(action)
+
     def ponder(self, state: GameState, stop: Callable[[], bool]) -> int:
         """With ``ponder`` on, search ``state`` for the player to move (the
         opponent, after a move of ours) until ``stop()`` or ``ponder_visits``;
@@ -450,13 +490,13 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         return solution
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
-                allow_pass: bool = True):
+                allow_pass: bool = True, forbidden: frozenset = frozenset()):
         visits = None if seconds is not None else self.visits
         if visits is not None and self._search_alone(state):
             visits = max(visits, SMALL_BOARD_VISITS)
         if progress is None:
             return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
-                                   allow_pass=allow_pass)
+                                   allow_pass=allow_pass, forbidden=forbidden)
         start = time.perf_counter()
         read_seconds = None if seconds is None else READING_SHARE * seconds  # the whole move's
         while True:
@@ -466,7 +506,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             slice_seconds = interval if left is None else min(interval, left)
             root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
                                    early_stop=False, allow_pass=allow_pass,
-                                   read_seconds=read_seconds)
+                                   read_seconds=read_seconds, forbidden=forbidden)
             progress(self.search)
             if (stop is not None and stop()) or root.terminal or not root.expanded \
                     or (visits is not None and root.total_visits() >= visits):

@@ -20,7 +20,7 @@ from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import (PUCTSearch, RootSummary, SearchNode, SearchResult, action_of,
-                          forbidden_actions)
+                          forbidden_actions, legal_move_left)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -377,12 +377,19 @@ def _kata_analyze(session: Session, words: list[str]) -> str:
 
 def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     """Play ``who``'s move, writing an ``info`` line per interval of its
-    search, then ``play MOVE``. ``avoid`` and ``allow`` are refused: the
-    search cannot leave moves out, and the move played must obey them."""
+    search, then ``play MOVE``. ``avoid`` and ``allow`` leave moves out of
+    the search and of the move played (as KataGo's do, at the root only);
+    refused before anything is written when the algorithm cannot leave
+    moves out or they leave no legal move."""
     engine, stream = session.engine, session.stream
     request = parse_analyze_args(engine, words)
-    if request.avoid or request.allow is not None:
-        raise GtpError("avoid and allow are not supported by genmove_analyze")
+    forbidden = request.forbidden(engine.size)
+    if forbidden:
+        if not engine.restricts_moves():
+            raise GtpError(f"avoid and allow need a search that can leave moves out: the "
+                           f"{engine.algorithm.name} algorithm cannot")
+        if not legal_move_left(engine.state.board, request.who, forbidden):
+            raise GtpError("avoid and allow leave no legal move")
     who = request.who
     stream.begin()
     extras = LineExtras(engine, request, kata)
@@ -392,8 +399,10 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
         if results:
             stream.line(extras.line(search, search.root, results))
 
-    move = engine_move(session, who, progress=progress, interval=request.interval)
+    move = engine_move(session, who, progress=progress, interval=request.interval,
+                       forbidden=forbidden)
     return f"play {engine.format_move(move)}"
+
 
 
 @command("kata-raw-nn", lower_word)

@@ -4,7 +4,8 @@ the evaluator: :mod:`.leaf`; what a search reports: :mod:`.reports`),
 random-playout evaluation (:mod:`.playouts`) and many searches sharing one
 evaluator's batches (:mod:`.pool`)."""
 
-from .leaf import Evaluator, Leaf, action_of, action_points, forbidden_actions
+from .leaf import (Evaluator, Leaf, action_of, action_points, forbidden_actions,
+                   legal_move_left)
 from .playouts import PlayoutEvaluator
 from .pool import SearchJob, SearchPool, run_searches
 from .puct import PUCTSearch
@@ -13,4 +14,4 @@ from .tree import SearchNode
 
 __all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode", "SearchPool",
            "RootSummary", "SearchResult", "action_of", "action_points", "forbidden_actions",
-           "run_searches"]
+           "legal_move_left", "run_searches"]

@@ -6,7 +6,7 @@ the top-left, the pass last)."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Optional, Protocol, Sequence
+from typing import Collection, Iterable, Optional, Protocol, Sequence
 
 import numpy as np
 
@@ -54,6 +54,14 @@ def forbidden_actions(size: int, avoid: Iterable[Optional[int]] = (),
     if allow is not None:
         forbidden |= set(range(size * size + 1)) - {action_of(p, size) for p in allow}
     return frozenset(forbidden)
+
+
+def legal_move_left(board, color: int, forbidden: Collection[int]) -> bool:
+    """Whether ``color`` has a legal move on ``board`` (the pass included)
+    that is not among the ``forbidden`` actions."""
+    points = action_points(board.size)
+    return any(points[a] is None or board.illegal_reason(points[a], color) is None
+               for a in range(len(points)) if a not in forbidden)
 
 
 class Leaf:
