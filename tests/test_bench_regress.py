@@ -241,14 +241,21 @@ def test_the_command_needs_a_folder_of_suites(tmp_path, capsys):
     assert f"no .tst files in {tmp_path}" in capsys.readouterr().err
 
 
-def test_model_chooses_the_network_imago_answers_with(suite, monkeypatch, capsys):
-    made = []
+@pytest.fixture
+def made(monkeypatch):
+    """The ``(name, options)`` of every algorithm the bench creates (each a
+    :class:`FirstEmpty`)."""
+    created = []
 
     def create_algorithm(name, **options):
-        made.append((name, options))
+        created.append((name, options))
         return FirstEmpty()
 
     monkeypatch.setattr("imago.engine.algorithm.create_algorithm", create_algorithm)
+    return created
+
+
+def test_model_chooses_the_network_imago_answers_with(suite, made, capsys):
     assert regress.main([f"--dir={suite}", "--model=models/multi.keras", "--seed=3"]) == 0
     assert len(made) == 2  # a fresh engine for each suite, one network file for all
     assert all((name, options["seed"], str(options["model"])) == ("mcts", 3, "models/multi.keras")
@@ -329,14 +336,7 @@ def test_rules_are_set_on_each_fresh_engine(suite, monkeypatch, capsys):
     assert "--rules chess: unknown rules" in capsys.readouterr().err
 
 
-def test_options_set_the_search_of_every_fresh_engine(suite, monkeypatch, capsys):
-    made = []
-
-    def create_algorithm(name, **options):
-        made.append((name, options))
-        return FirstEmpty()
-
-    monkeypatch.setattr("imago.engine.algorithm.create_algorithm", create_algorithm)
+def test_options_set_the_search_of_every_fresh_engine(suite, made, capsys):
     assert regress.main([f"--dir={suite}", "--options=score_utility=0.5, lcb_z=0"]) == 0
     engines = [options for name, options in made if options.get("model") != "none"]
     assert len(engines) == 2 and all(
