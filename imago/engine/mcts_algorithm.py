@@ -432,16 +432,16 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         self.searched = True
         if root.terminal or not root.expanded:
             return None
-        struck = [a for a in forbidden if a in set(root.open_actions().tolist())]
-        for action in struck:
-            root.strike(action)
+        struck = self.search.strike_forbidden(root, forbidden)
         try:
             action = self._pick(root, state)
-            if action in forbidden:  # a move the search had no visit for
-                action = int(np.argmax(root.choice_priors()))
         finally:
             for action_struck in struck:
                 root.unstrike(action_struck)
+        if action in forbidden:  # no visit went to an allowed move: the best prior of them
+            priors = root.prior_values()  # -inf where the point is taken
+            priors[list(forbidden)] = -np.inf
+            action = int(np.argmax(priors))
         return self.search.point_of(action)
 
     def ponder(self, state: GameState, stop: Callable[[], bool]) -> int:

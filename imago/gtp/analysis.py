@@ -404,7 +404,6 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     return f"play {engine.format_move(move)}"
 
 
-
 @command("kata-raw-nn", lower_word)
 def _kata_raw_nn(engine: GameEngine, which: str) -> str:
     """KataGo's raw network output for the position, from White's side:

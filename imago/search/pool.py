@@ -68,13 +68,8 @@ class SearchJob:
         root.priors = encode_priors(priors / priors.sum(), open_mask).tobytes()
 
     def _strike_forbidden(self) -> None:
-        root = self.root
-        if not self.forbidden or root is None or not root.expanded:
-            return
-        keep = [a for a in root.open_actions().tolist() if a not in self.forbidden]
-        if keep:
-            for action in self.forbidden:
-                root.strike(int(action))
+        if self.forbidden and self.root is not None:
+            self.search.strike_forbidden(self.root, self.forbidden)
 
 
 class SearchPool:

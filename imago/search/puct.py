@@ -191,7 +191,7 @@ class PUCTSearch(RootSetup, SearchReports):
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
         target = max(int(visits), done_before + 1) if visits else None
-        restricted = self._strike_for_run(root, forbidden)
+        restricted = self.strike_forbidden(root, forbidden)
         try:
             while root.expanded:
                 total = root.total_visits()
@@ -217,9 +217,10 @@ class PUCTSearch(RootSetup, SearchReports):
         return root
 
     @staticmethod
-    def _strike_for_run(root: SearchNode, forbidden: Collection[int]) -> list[int]:
-        """Strike the open ``forbidden`` actions of ``root`` if a move stays
-        open; those struck."""
+    def strike_forbidden(root: SearchNode, forbidden: Collection[int]) -> list[int]:
+        """Strike the open ``forbidden`` actions of ``root`` (KataGo's
+        ``avoid`` and ``allow``) if a move stays open; those struck, for the
+        caller to unstrike when the restriction ends."""
         if not forbidden or not root.expanded:
             return []
         open_now = set(root.open_actions().tolist())
