@@ -189,10 +189,10 @@ class GameEngine:
         graphics); the caller decides what those mean. ``forbidden``
         actions (KataGo's ``avoid`` and ``allow``, as
         :func:`imago.search.leaf.forbidden_actions` makes them) are moves
-        the algorithm may not play: one that cannot leave moves out
-        (:meth:`restricts_moves`) raises ValueError."""
-        if forbidden and not self.restricts_moves():
-            raise ValueError(f"the {self.algorithm.name} algorithm cannot leave moves out")
+        the algorithm may not play (:meth:`check_forbidden` refuses them
+        first with ValueError)."""
+        if forbidden:
+            self.check_forbidden(color, forbidden)
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
         waited = self._wait_for_network()
@@ -234,10 +234,17 @@ class GameEngine:
             self._ponder_due = True
         return move
 
-    def restricts_moves(self) -> bool:
-        """Whether the algorithm takes moves it may not play
-        (``forbidden``, see :meth:`choose_move`)."""
-        return "forbidden" in algorithm_parameters(self.algorithm)
+    def check_forbidden(self, color: int, forbidden: frozenset) -> None:
+        """Refuse ``forbidden`` actions (see :meth:`choose_move`) with a
+        ValueError saying why: the algorithm cannot leave moves out, or they
+        leave ``color`` no legal move (the pass included)."""
+        from imago.search.leaf import legal_move_left
+
+        if "forbidden" not in algorithm_parameters(self.algorithm):
+            raise ValueError(f"avoid and allow need a search that can leave moves out: the "
+                             f"{self.algorithm.name} algorithm cannot")
+        if not legal_move_left(self.state.board, color, forbidden):
+            raise ValueError("avoid and allow leave no legal move")
 
     def ponder(self, stop: Callable[[], bool]) -> int:
         """After a ``genmove`` that played, let the algorithm think on the

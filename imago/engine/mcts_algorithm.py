@@ -24,7 +24,6 @@ from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
 from imago.search.puct import READING_SHARE
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.local import forget as forget_local_readings
-from imago.search.leaf import legal_move_left
 from imago.search.reports import LCB_Z
 
 from .algorithm import RESIGN, DecisionAlgorithm, checked
@@ -351,7 +350,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         out: :meth:`_choose_allowed`."""
         if forbidden:
             return self._choose_allowed(state, color, seconds, stop, progress, interval,
-                                        frozenset(forbidden))
+                                        forbidden)
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
@@ -420,9 +419,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         and the move it plays chosen as usual among the others (the pass
         included where allowed). The exact solver, the count's passes and
         resignation, which would choose without regard to them, stand
-        aside. ValueError when they leave no legal move."""
-        if not legal_move_left(state.board, color, forbidden):
-            raise ValueError("avoid and allow leave no legal move")
+        aside. The engine has made sure they leave a legal move
+        (:meth:`GameEngine.check_forbidden`)."""
         self.searched = False
         self.solved = None
         self._choose_evaluator(state)

@@ -20,7 +20,7 @@ from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import (PUCTSearch, RootSummary, SearchNode, SearchResult, action_of,
-                          forbidden_actions, legal_move_left)
+                          forbidden_actions)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -384,12 +384,11 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     engine, stream = session.engine, session.stream
     request = parse_analyze_args(engine, words)
     forbidden = request.forbidden(engine.size)
-    if forbidden:
-        if not engine.restricts_moves():
-            raise GtpError(f"avoid and allow need a search that can leave moves out: the "
-                           f"{engine.algorithm.name} algorithm cannot")
-        if not legal_move_left(engine.state.board, request.who, forbidden):
-            raise GtpError("avoid and allow leave no legal move")
+    if forbidden:  # refused now: once the "=" is written, no "?" can follow
+        try:
+            engine.check_forbidden(request.who, forbidden)
+        except ValueError as error:
+            raise GtpError(str(error)) from None
     who = request.who
     stream.begin()
     extras = LineExtras(engine, request, kata)
