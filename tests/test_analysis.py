@@ -246,6 +246,31 @@ def test_allow_and_avoid_restrict_the_search_not_only_the_list():
     assert search.root is None  # forgotten: its visits went to C3 alone
 
 
+def test_avoid_and_allow_hold_to_their_depth_below_the_root():
+    """``allow w C3 2``: in every line Black's first move is answered by
+    White's C3 (unless Black took C3 itself: then nothing is allowed and
+    White plays freely); ``avoid b D4 3`` keeps D4 out of Black's first
+    two moves of every line."""
+    text, _ = run([(0, "kata-analyze b 10 allow w C3 2 avoid b D4 3\n"),
+                   (InfoLines(3), "\n")])
+    lines = [pv.split() for pv in re.findall(r" pv ([A-Z0-9 ]+?)(?: info|$)", text, re.M)]
+    assert lines and any(len(pv) > 2 for pv in lines)
+    for pv in lines:
+        assert len(pv) < 2 or pv[1] == "C3" or pv[0] == "C3"
+        assert "D4" not in pv[0:3:2]
+
+
+def test_genmove_analyze_searches_under_restrictions_below_its_move():
+    """``allow w C3 2`` while Black moves: Black's move is free, every line
+    of the search has White answer C3, and no later search starts from its tree."""
+    text, engine = run([(0, "1 kata-genmove_analyze b 10 allow w C3 2\n")])
+    lines = [pv.split() for pv in re.findall(r" pv ([A-Z0-9 ]+?)(?: info|$)", text, re.M)]
+    assert lines and all(len(pv) < 2 or "C3" in pv[:2] for pv in lines)
+    assert re.search(r"^play [A-HJ]\d$", text, re.M)
+    search = engine.algorithm.search
+    assert search.root is not None and search.recent_roots == []
+
+
 def test_analysis_lines_ending_with_two_passes_count_the_dead_stones_out():
     """White's pass after Black's ends the game: kata-analyze counts that
     line as final_score does, White's dead A8 removed (B+7.5, where every

@@ -379,6 +379,23 @@ def test_a_lone_allowed_move_is_searched_for_its_value(playouts):
     assert answer["rootInfo"]["visits"] == 40 and 0.0 < info["winrate"] < 1.0
 
 
+def test_avoid_moves_hold_to_their_depth_below_the_root(playouts):
+    """White's second moves of the lines a search gives with ``untilDepth``
+    1 (the root's ply only, Black's: nothing changes for White), avoided
+    with ``untilDepth`` 2, appear in no line as White's answer."""
+    engine, _ = playouts
+
+    def second_moves(depth: int, avoided: list) -> set:
+        [answer] = engine.analyze(query(f"deep{depth}", analyzeTurns=[2], maxVisits=300,
+                                        avoidMoves=[{"player": "W", "moves": avoided,
+                                                     "untilDepth": depth}]))
+        return {info["pv"][1] for info in answer["moveInfos"] if len(info["pv"]) > 1}
+
+    free = second_moves(1, ["A1"])
+    deep = second_moves(2, sorted(free))
+    assert free and deep and not deep & free
+
+
 def test_the_config_turns_the_local_reading_off_and_names_a_bad_value():
     from imago.analysis.cli import engine_options
 

@@ -176,6 +176,70 @@ def test_a_run_keeps_its_root_off_the_forbidden_moves_for_itself_only():
     assert root.edges > 1
 
 
+def _edges_by_ply(node, ply=0, found=None):
+    """Every tried action of the tree under ``node``, by its ply."""
+    found = {} if found is None else found
+    for edge in range(node.edges):
+        found.setdefault(ply, set()).add(int(node.stats[0, edge]))
+        _edges_by_ply(node.children[edge], ply + 1, found)
+    return found
+
+
+def test_restrictions_hold_below_the_root_to_their_depth():
+    """KataGo's ``avoid`` and ``allow`` with UNTILDEPTH: White plays only E5
+    or C3 at ply 1 (depth 2) and anything at ply 3; Black avoids the D4
+    its network prefers at ply 0 (depth 1) and plays it at ply 2, or,
+    with depth 3, at neither (White leaves D4 open at ply 1, and takes it
+    at ply 3). The restrictions end with the run."""
+    from imago.search import MoveRestriction, forbidden_actions
+
+    size = 7
+    game = GameState(size, komi=7.5)
+    d4 = action_of(vertex_to_index("D4", size), size)
+    allowed = {vertex_to_index(v, size) for v in ("E5", "C3")}
+    white = MoveRestriction(WHITE, forbidden_actions(size, (), allowed), 2)
+    for depth in (1, 3):
+        search = PUCTSearch(PreferringEvaluator("D4"), batch_size=4, seed=1)
+        root = search.run(game, BLACK, visits=800,
+                          restrictions=(MoveRestriction(BLACK, frozenset({d4}), depth), white))
+        plies = _edges_by_ply(root)
+        assert d4 not in plies[0] and plies[1] <= {action_of(p, size) for p in allowed}
+        assert (d4 in plies[2]) == (depth == 1)
+        assert depth == 1 or d4 in plies[3]  # White's own D4 once its restriction ends
+        assert search.restrictions == ()
+        assert d4 in _edges_by_ply(search.run(game, BLACK, visits=100))[0]
+
+
+def test_a_restriction_that_leaves_a_node_no_move_yields_there():
+    """Avoiding every White move at ply 1 leaves those nodes no move: they
+    are searched as if unrestricted, not left stuck."""
+    from imago.search import MoveRestriction
+
+    size = 5
+    game = GameState(size, komi=0.5)
+    search = PUCTSearch(CountingEvaluator(), batch_size=4, seed=1)
+    everything = frozenset(range(size * size + 1))
+    root = search.run(game, BLACK, visits=200,
+                      restrictions=(MoveRestriction(WHITE, everything, 2),))
+    assert root.total_visits() >= 200 and 2 in _edges_by_ply(root)
+
+
+def test_no_node_is_proven_while_restrictions_hold():
+    """A proof would count the moves left out: where a free search proves
+    a 3x3 root, a restricted one proves nothing."""
+    from imago.search import MoveRestriction
+
+    state = GameState(3, komi=0)
+    for move in ("B2", "B1", "B3", "C2", "A2"):
+        state.play(state.to_move, vertex_to_index(move, 3))
+    free = create_algorithm("mcts", seed=1)
+    free.choose_move(state, WHITE)
+    assert free.search.root.exact is not None
+    restricted = create_algorithm("mcts", seed=1)
+    restricted.choose_move(state, WHITE, restrictions=(MoveRestriction(BLACK, frozenset({9}), 3),))
+    assert restricted.search.root.exact is None and restricted.search.restrictions == ()
+
+
 def test_passes_back_when_already_winning():
     game = GameState(5, komi=0.5)
     game.root.add_setup(black=[vertex_to_index(v, 5) for v in ("C1", "C2", "C3", "C4", "C5")])

@@ -216,8 +216,8 @@ def test_wide_root_noise_spreads_the_roots_visits():
     search.wide_root_noise = 5.0
     choose, closed = search._choose, []
 
-    def watched(node, center=0.0):
-        action, edge = choose(node, center)
+    def watched(node, *args):
+        action, edge = choose(node, *args)
         if node is search.root and node.priors[action] == CLOSED:
             closed.append(action)
         return action, edge

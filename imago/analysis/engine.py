@@ -26,8 +26,8 @@ import numpy as np
 from imago.engine.ending import dead_at_the_end
 from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
-from imago.search import (PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool, action_of,
-                          forbidden_actions)
+from imago.search import (MoveRestriction, PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool,
+                          action_of, forbidden_actions, forbidden_at)
 from imago.search.puct import READING_SHARE
 
 from .query import Action, Query, QueryDefaults, Turn, parse_line
@@ -330,8 +330,9 @@ class AnalysisEngine:
             time.perf_counter() + READING_SHARE * limit
         state = _cursor(query, turn)
         search.assume_dead(state.board, lambda: dead_at_the_end(state))
-        return SearchJob(search, state, turn.to_move, query.max_visits,
-                         priority=turn.priority, forbidden=_forbidden_actions(query, turn),
+        search.restrictions = _restrictions(query)  # below the root; the root's: forbidden
+        return SearchJob(search, state, turn.to_move, query.max_visits, priority=turn.priority,
+                         forbidden=forbidden_at(search.restrictions, 0, turn.to_move),
                          root_temperature=query.root_policy_temperature or 1.0,
                          lone_move_searched=True)
 
@@ -521,15 +522,14 @@ def _cursor(query: Query, turn: Turn) -> GameState:
     return state
 
 
-def _forbidden_actions(query: Query, turn: Turn) -> frozenset:
-    """The root moves ``avoidMoves`` and ``allowMoves`` take away from the
-    player to move (the first ply; deeper plies are not filtered)."""
-    def concerned(rules) -> list[set]:
-        return [set(r.points) for r in rules if r.color == turn.to_move and r.until_depth >= 1]
-
-    avoided, allowed = concerned(query.avoid), concerned(query.allow)
-    return forbidden_actions(query.size, set().union(*avoided),
-                             set.intersection(*allowed) if allowed else None)
+def _restrictions(query: Query) -> list[MoveRestriction]:
+    """``avoidMoves`` and ``allowMoves`` as the search takes them: for each
+    entry, the actions its player may not play in its first plies."""
+    size = query.size
+    return ([MoveRestriction(f.color, forbidden_actions(size, f.points), f.until_depth)
+             for f in query.avoid]
+            + [MoveRestriction(f.color, forbidden_actions(size, (), f.points), f.until_depth)
+               for f in query.allow])
 
 
 def _print_json(message: dict) -> None:

@@ -178,8 +178,8 @@ class GameEngine:
 
     def choose_move(self, color: int, stop: Optional[Callable[[], bool]] = None,
                     progress: Optional[Callable[[Any], None]] = None,
-                    interval: float = 1.0, forbidden: frozenset = frozenset()
-                    ) -> Optional[int]:
+                    interval: float = 1.0, forbidden: frozenset = frozenset(),
+                    restrictions: tuple = ()) -> Optional[int]:
         """Ask the algorithm for ``color``'s move (point, None for pass or
         :data:`RESIGN`) within the clock's budget, without playing it.
 
@@ -190,9 +190,12 @@ class GameEngine:
         actions (KataGo's ``avoid`` and ``allow``, as
         :func:`imago.search.leaf.forbidden_actions` makes them) are moves
         the algorithm may not play (:meth:`check_forbidden` refuses them
-        first with ValueError)."""
-        if forbidden:
-            self.check_forbidden(color, forbidden)
+        first with ValueError); ``restrictions``
+        (:class:`~imago.search.leaf.MoveRestriction`, KataGo's ``avoid`` and
+        ``allow`` with their depth) leave moves out of the search below the
+        root as well."""
+        if forbidden or restrictions:
+            self.check_forbidden(color, forbidden, restrictions)
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
         waited = self._wait_for_network()
@@ -207,6 +210,8 @@ class GameEngine:
             extra["interval"] = interval
         if forbidden:
             extra["forbidden"] = frozenset(forbidden)
+        if restrictions and "restrictions" in accepted:
+            extra["restrictions"] = tuple(restrictions)
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
         used = time.monotonic() - started
@@ -224,22 +229,26 @@ class GameEngine:
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,
                 progress: Optional[Callable[[Any], None]] = None,
-                interval: float = 1.0, forbidden: frozenset = frozenset()) -> Optional[int]:
+                interval: float = 1.0, forbidden: frozenset = frozenset(),
+                restrictions: tuple = ()) -> Optional[int]:
         """Choose ``color``'s move (see :meth:`choose_move`) and play it;
         returns the move (point, None for pass, :data:`RESIGN` -- a
         resignation changes nothing)."""
-        move = self.choose_move(color, stop, progress, interval, forbidden)
+        move = self.choose_move(color, stop, progress, interval, forbidden, restrictions)
         if move != RESIGN:
             self.play(color, move)
             self._ponder_due = True
         return move
 
-    def check_forbidden(self, color: int, forbidden: frozenset) -> None:
-        """Refuse ``forbidden`` actions (see :meth:`choose_move`) with a
-        ValueError saying why: the algorithm cannot leave moves out, or they
-        leave ``color`` no legal move (the pass included)."""
-        from imago.search.leaf import legal_move_left
+    def check_forbidden(self, color: int, forbidden: frozenset = frozenset(),
+                        restrictions: tuple = ()) -> None:
+        """Refuse ``forbidden`` actions and ``restrictions`` (see
+        :meth:`choose_move`) with a ValueError saying why: the algorithm
+        cannot leave moves out, or they leave ``color`` no legal move (the
+        pass included)."""
+        from imago.search.leaf import forbidden_at, legal_move_left
 
+        forbidden = frozenset(forbidden) | forbidden_at(restrictions, 0, color)
         if "forbidden" not in algorithm_parameters(self.algorithm):
             raise ValueError(f"avoid and allow need a search that can leave moves out: the "
                              f"{self.algorithm.name} algorithm cannot")

@@ -20,7 +20,7 @@ import numpy as np
 from imago.game import GameState, lost_for_good, wins_whatever_unsettled
 from imago.game.counting import SMALL_BOARD
 from imago.nn.features import ownership_cells
-from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode
+from imago.search import PlayoutEvaluator, PUCTSearch, SearchNode, forbidden_at
 from imago.search.puct import READING_SHARE
 from imago.search.exact import ExactSolver, GaveUp, OutOfTime, Solution
 from imago.search.local import forget as forget_local_readings
@@ -337,7 +337,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
                     stop=None, progress=None, interval: float = 1.0,
-                    forbidden: frozenset = frozenset()) -> Optional[int]:
+                    forbidden: frozenset = frozenset(), restrictions: tuple = ()
+                    ) -> Optional[int]:
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics). Time spent waiting for the
@@ -347,10 +348,13 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         the board as it stands wins, and otherwise captures the opponent's
         dead stones before passing (:meth:`_capture_before_passing`).
         ``forbidden`` actions (KataGo's ``avoid`` and ``allow``) are left
-        out: :meth:`_choose_allowed`."""
-        if forbidden:
+        out: :meth:`_choose_allowed`, as are the moves ``restrictions``
+        (:class:`~imago.search.leaf.MoveRestriction`) take away at the root
+        and below it."""
+        forbidden = frozenset(forbidden) | forbidden_at(restrictions, 0, color)
+        if forbidden or restrictions:
             return self._choose_allowed(state, color, seconds, stop, progress, interval,
-                                        forbidden)
+                                        forbidden, tuple(restrictions))
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
@@ -411,8 +415,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         return point
 
     def _choose_allowed(self, state: GameState, color: int, seconds: Optional[float],
-                        stop, progress, interval: float, forbidden: frozenset
-                        ) -> Optional[int]:
+                        stop, progress, interval: float, forbidden: frozenset,
+                        restrictions: tuple = ()) -> Optional[int]:
         """The searched move among those ``forbidden`` leaves (a controller's
         ``avoid`` or ``allow``): a fresh tree (no visits kept from an earlier
         search on a forbidden move) searched with them struck out of the root,
@@ -426,10 +430,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         self._choose_evaluator(state)
         self.search.forget()
         root = self._search(state, color, seconds, stop, progress, interval,
-                            forbidden=forbidden)
+                            forbidden=forbidden, restrictions=restrictions)
         self.searched = True
         if root.terminal or not root.expanded:
             return None
+        if any(r.until_depth > 1 for r in restrictions):
+            self.search.reuse_nothing()  # its lines below the root were restricted too
         struck = self.search.strike_forbidden(root, forbidden)
         try:
             action = self._pick(root, state)
@@ -488,13 +494,15 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         return solution
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
-                allow_pass: bool = True, forbidden: frozenset = frozenset()):
+                allow_pass: bool = True, forbidden: frozenset = frozenset(),
+                restrictions: tuple = ()):
         visits = None if seconds is not None else self.visits
         if visits is not None and self._search_alone(state):
             visits = max(visits, SMALL_BOARD_VISITS)
         if progress is None:
             return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
-                                   allow_pass=allow_pass, forbidden=forbidden)
+                                   allow_pass=allow_pass, forbidden=forbidden,
+                                   restrictions=restrictions)
         start = time.perf_counter()
         read_seconds = None if seconds is None else READING_SHARE * seconds  # the whole move's
         while True:
@@ -504,7 +512,8 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             slice_seconds = interval if left is None else min(interval, left)
             root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
                                    early_stop=False, allow_pass=allow_pass,
-                                   read_seconds=read_seconds, forbidden=forbidden)
+                                   read_seconds=read_seconds, forbidden=forbidden,
+                                   restrictions=restrictions)
             progress(self.search)
             if (stop is not None and stop()) or root.terminal or not root.expanded \
                     or (visits is not None and root.total_visits() >= visits):

@@ -19,8 +19,8 @@ from typing import Optional, Sequence
 from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
-from imago.search import (PUCTSearch, RootSummary, SearchNode, SearchResult, action_of,
-                          forbidden_actions)
+from imago.search import (MoveRestriction, PUCTSearch, RootSummary, SearchNode, SearchResult,
+                          action_of, forbidden_actions)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -52,9 +52,9 @@ class AnalyzeRequest:
     ``pv_edge_visits`` (each move of a candidate's line with its visits),
     ``root_info`` (the whole search's figures after the candidates), and
     the first moves to
-    leave out (``avoid``) or keep only (``allow``, None: all): the search
-    does not play them at the root (:meth:`forbidden`) and they are not
-    listed."""
+    leave out (``avoid``) or keep only (``allow``, None: all), which are
+    not listed, and ``restrictions``: every ``avoid`` and ``allow`` with
+    its colour and depth, as the search takes them."""
 
     who: int
     interval: float = DEFAULT_INTERVAL
@@ -69,6 +69,7 @@ class AnalyzeRequest:
     root_info: bool = False
     avoid: set[Optional[int]] = field(default_factory=set)
     allow: Optional[set[Optional[int]]] = None
+    restrictions: list[MoveRestriction] = field(default_factory=list)
 
     def listed(self, search: PUCTSearch, root: Optional[SearchNode] = None
                ) -> list[SearchResult]:
@@ -83,11 +84,6 @@ class AnalyzeRequest:
     def _kept(self, result: SearchResult) -> bool:
         return result.point not in self.avoid and (self.allow is None
                                                    or result.point in self.allow)
-
-    def forbidden(self, size: int) -> frozenset:
-        """The root actions ``avoid`` and ``allow`` take away (as KataGo's
-        search does; deeper moves are not restricted)."""
-        return forbidden_actions(size, self.avoid, self.allow)
 
 
 def _count(engine: GameEngine, text: str) -> int:
@@ -109,8 +105,8 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
     """``[colour] [interval] key value ...`` as Leela Zero and KataGo take
     them: the interval in centiseconds (also ``interval N``), ``minmoves
     N``, ``maxmoves N``, ``avoid|allow COLOUR VERTICES UNTILDEPTH`` (the
-    vertices comma-separated; they restrict the first move of the colour
-    analysed) and KataGo's ``true|false`` flags (:data:`FLAGS`). Anything
+    vertices comma-separated; they restrict COLOUR's moves in the first
+    UNTILDEPTH plies of the search) and KataGo's ``true|false`` flags (:data:`FLAGS`). Anything
     else, or a malformed value, is a ``syntax error``; an unknown key is
     named."""
     items = list(words)
@@ -139,8 +135,14 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
         elif key in ("avoid", "allow"):
             who = color(engine, values[0])
             points = _vertices(engine, values[1])
-            if _count(engine, values[2]) < 1 or who != request.who:
-                continue  # no first move of the colour analysed is concerned
+            depth = _count(engine, values[2])
+            if depth < 1 or (who != request.who and depth < 2):
+                continue  # no ply of this colour's is concerned
+            taken = (forbidden_actions(engine.size, points) if key == "avoid"
+                     else forbidden_actions(engine.size, (), points))
+            request.restrictions.append(MoveRestriction(who, taken, depth))
+            if who != request.who:
+                continue  # the root's move is not this colour's
             if key == "avoid":
                 request.avoid |= points
             else:
@@ -349,19 +351,21 @@ def stream_analysis(session: Session, words: Sequence[str], kata: bool) -> str:
     state = engine.state
     search = engine.analysis_search()
     extras = LineExtras(engine, request, kata)
-    forbidden = request.forbidden(state.size)
+    if request.restrictions:  # a free search's tree holds lines they leave out
+        search.forget()
     search.assume_dead(state.board, lambda: dead_at_the_end(state))
     while not stream.interrupted():
         root = search.run(state, who, visits=MAX_ANALYSIS_VISITS, seconds=request.interval,
-                          stop=stream.interrupted, early_stop=False, forbidden=forbidden)
+                          stop=stream.interrupted, early_stop=False,
+                          restrictions=request.restrictions)
         results = request.listed(search, root)
         if results and not stream.line(extras.line(search, root, results)):
             break
         if root.terminal or root.total_visits() >= MAX_ANALYSIS_VISITS:
             while not stream.interrupted():
                 time.sleep(0.05)
-    if forbidden:  # its visits went to the moves allowed: the next move searches afresh
-        search.forget()
+    if request.restrictions:  # its visits went to the moves allowed: the next search
+        search.forget()       # starts afresh
     return ""
 
 
@@ -378,15 +382,15 @@ def _kata_analyze(session: Session, words: list[str]) -> str:
 def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     """Play ``who``'s move, writing an ``info`` line per interval of its
     search, then ``play MOVE``. ``avoid`` and ``allow`` leave moves out of
-    the search and of the move played (as KataGo's do, at the root only);
+    the search (to their depth) and of the move played (as KataGo's do);
     refused before anything is written when the algorithm cannot leave
     moves out or they leave no legal move."""
     engine, stream = session.engine, session.stream
     request = parse_analyze_args(engine, words)
-    forbidden = request.forbidden(engine.size)
-    if forbidden:  # refused now: once the "=" is written, no "?" can follow
+    restrictions = tuple(request.restrictions)
+    if restrictions:  # refused now: once the "=" is written, no "?" can follow
         try:
-            engine.check_forbidden(request.who, forbidden)
+            engine.check_forbidden(request.who, restrictions=restrictions)
         except ValueError as error:
             raise GtpError(str(error)) from None
     who = request.who
@@ -399,7 +403,7 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
             stream.line(extras.line(search, search.root, results))
 
     move = engine_move(session, who, progress=progress, interval=request.interval,
-                       forbidden=forbidden)
+                       restrictions=restrictions)
     return f"play {engine.format_move(move)}"
 
 

@@ -4,14 +4,14 @@ the evaluator: :mod:`.leaf`; what a search reports: :mod:`.reports`),
 random-playout evaluation (:mod:`.playouts`) and many searches sharing one
 evaluator's batches (:mod:`.pool`)."""
 
-from .leaf import (Evaluator, Leaf, action_of, action_points, forbidden_actions,
-                   legal_move_left)
+from .leaf import (Evaluator, Leaf, MoveRestriction, action_of, action_points, forbidden_actions,
+                   forbidden_at, legal_move_left)
 from .playouts import PlayoutEvaluator
 from .pool import SearchJob, SearchPool, run_searches
 from .puct import PUCTSearch
 from .reports import RootSummary, SearchResult
 from .tree import SearchNode
 
-__all__ = ["Evaluator", "Leaf", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode", "SearchPool",
+__all__ = ["Evaluator", "Leaf", "MoveRestriction", "PUCTSearch", "PlayoutEvaluator", "SearchJob", "SearchNode", "SearchPool",
            "RootSummary", "SearchResult", "action_of", "action_points", "forbidden_actions",
-           "legal_move_left", "run_searches"]
+           "forbidden_at", "legal_move_left", "run_searches"]

@@ -5,6 +5,7 @@ the top-left, the pass last)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Collection, Iterable, Optional, Protocol, Sequence
 
@@ -54,6 +55,26 @@ def forbidden_actions(size: int, avoid: Iterable[Optional[int]] = (),
     if allow is not None:
         forbidden |= set(range(size * size + 1)) - {action_of(p, size) for p in allow}
     return frozenset(forbidden)
+
+
+@dataclass(frozen=True)
+class MoveRestriction:
+    """KataGo's ``avoid`` or ``allow`` for one player: the ``actions``
+    ``color`` may not play (for ``allow``, every action but the allowed
+    ones: :func:`forbidden_actions`) in the first ``until_depth`` plies of
+    a search, ply 0 being the root's move."""
+
+    color: int
+    actions: frozenset
+    until_depth: int
+
+
+def forbidden_at(restrictions: Iterable[MoveRestriction], ply: int, color: int) -> frozenset:
+    """The actions ``restrictions`` take from ``color`` at ``ply`` of a
+    search: the union of those still in force there (several ``allow``
+    leave the moves all of them allow)."""
+    return frozenset().union(*(r.actions for r in restrictions
+                               if r.color == color and ply < r.until_depth))
 
 
 def legal_move_left(board, color: int, forbidden: Collection[int]) -> bool:

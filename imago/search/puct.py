@@ -71,7 +71,8 @@ import numpy as np
 from imago.game import GameMove, GameState, area_score
 from imago.game.counting import seki_taxed_score
 
-from .leaf import HISTORY, Evaluator, Leaf, action_points, point_actions
+from .leaf import (HISTORY, Evaluator, Leaf, MoveRestriction, action_points, forbidden_at,
+                   point_actions)
 from .reports import LCB_MIN_SHARE, LCB_Z, SearchReports
 from .rooting import RootSetup
 from .tree import (MOVE, PRIOR_OF_BYTE, SATURATED, SCORES, SQUARES, VALUES, VISITS, SearchNode,
@@ -157,13 +158,14 @@ class PUCTSearch(RootSetup, SearchReports):
         self._scale = 1.0
         self.noiseless_priors: Optional[np.ndarray] = None  # the root's, when noise was added
         self._forced_action: Optional[int] = None  # the root's choice in visit_root_action
+        self.restrictions = ()
 
     # ------------------------------------------------------------ searching
     def run(self, state: GameState, color: int, visits: Optional[int] = 800,
             seconds: Optional[float] = None, stop: Optional[Callable[[], bool]] = None,
             early_stop: bool = True, allow_pass: bool = True,
-            read_seconds: Optional[float] = None, forbidden: Collection[int] = ()
-            ) -> SearchNode:
+            read_seconds: Optional[float] = None, forbidden: Collection[int] = (),
+            restrictions: Sequence[MoveRestriction] = ()) -> SearchNode:
         """Search from ``state.current`` until the root has ``visits`` visits
         or ``seconds`` pass (or ``stop()`` turns true), stopping early when
         the most visited move can no longer be overtaken. Without
@@ -177,7 +179,10 @@ class PUCTSearch(RootSetup, SearchReports):
         ``forbidden`` actions (KataGo's ``avoid`` and ``allow`` at the root)
         are struck out of the root's choices for this run only, their visits
         kept, unless that would leave it no move; the moves left, one alone
-        included, are searched for the whole run."""
+        included, are searched for the whole run. ``restrictions`` (KataGo's
+        ``avoid`` and ``allow`` with their depth) add the root's moves they
+        take from ``color`` to those and hold below the root for this run
+        (:attr:`restrictions`)."""
         if visits is None and seconds is None:
             raise ValueError("a search needs a number of visits or a time")
         start = time.perf_counter()
@@ -191,7 +196,9 @@ class PUCTSearch(RootSetup, SearchReports):
         deadline = None if seconds is None else start + seconds
         done_before = root.total_visits()
         target = max(int(visits), done_before + 1) if visits else None
+        forbidden = frozenset(forbidden) | forbidden_at(restrictions, 0, color)
         restricted = self.strike_forbidden(root, forbidden)
+        self.restrictions = restrictions
         try:
             while root.expanded:
                 total = root.total_visits()
@@ -212,9 +219,35 @@ class PUCTSearch(RootSetup, SearchReports):
                         and root.total_visits() > 0:
                     break
         finally:
+            self.restrictions = ()
             for action in restricted:
                 root.unstrike(action)
         return root
+
+    @property
+    def restrictions(self) -> tuple:
+        """KataGo's ``avoid`` and ``allow`` below the root
+        (:class:`~imago.search.leaf.MoveRestriction`): from the root's
+        children on, a descent does not choose the actions they take from
+        the player to move at that ply, unless that leaves the node no move.
+        The root's own ply goes through :meth:`strike_forbidden` (``run``'s
+        ``forbidden``). While any is set, no node is proven (a proof would
+        count the moves left out)."""
+        return self._restrictions
+
+    @restrictions.setter
+    def restrictions(self, value: Sequence[MoveRestriction]) -> None:
+        self._restrictions = tuple(value)
+        self._excluded_at: dict = {}  # (ply, colour) -> actions left out (None: none)
+
+    def _excluded(self, ply: int, color: int) -> Optional[np.ndarray]:
+        """The actions :attr:`restrictions` leave out at ``ply`` for ``color``."""
+        key = (ply, color)
+        if key not in self._excluded_at:
+            actions = forbidden_at(self._restrictions, ply, color)
+            self._excluded_at[key] = (np.fromiter(sorted(actions), dtype=np.intp)
+                                      if actions else None)
+        return self._excluded_at[key]
 
     @staticmethod
     def strike_forbidden(root: SearchNode, forbidden: Collection[int]) -> list[int]:
@@ -319,7 +352,8 @@ class PUCTSearch(RootSetup, SearchReports):
                     else (node.priors, value, score)
             self._backup(leaf.path, value, node.score)
 
-    def _choose(self, node: SearchNode, center: float = 0.0) -> tuple[int, int]:
+    def _choose(self, node: SearchNode, center: float = 0.0,
+                excluded: Optional[np.ndarray] = None) -> tuple[int, int]:
         """The action with the best PUCT score at ``node`` and its edge
         (-1 when the move has not been tried there yet). Untried moves all
         share the first-play-urgency value, so the best of them is simply the
@@ -332,13 +366,19 @@ class PUCTSearch(RootSetup, SearchReports):
         the view of ``node``'s player: when every move wins (or loses), the
         search still prefers the moves that gain points (KataGo does so
         everywhere; here it would cost every descent step, and close games
-        are decided by the win rate)."""
+        are decided by the win rate). ``excluded`` actions are not chosen
+        unless nothing else is open (:attr:`restrictions`)."""
         priors = PRIOR_OF_BYTE.take(np.frombuffer(node.priors, dtype=np.uint8))
         wide = self.wide_root_noise if node is self.root else 0.0
         if wide:  # the open moves' priors only: a closed one's -inf stays
             np.power(priors, 1.0 / (1.0 + 4.0 * wide), out=priors, where=priors > 0)
         if node.struck is not None:
             priors[node.struck] = -np.inf
+        if excluded is not None:
+            kept = priors[excluded]
+            priors[excluded] = -np.inf
+            if np.isneginf(priors).all():  # nothing else open here: the restriction yields
+                priors[excluded] = kept
         k = node.edges
         if not k:
             return int(priors.argmax()), -1
@@ -397,7 +437,10 @@ class PUCTSearch(RootSetup, SearchReports):
                 action = self._forced_action
                 edge = node.edge(action)
             else:
-                action, edge = self._choose(node, center if color == root_color else -center)
+                excluded = self._excluded(len(path), color) if self._restrictions and path \
+                    else None
+                action, edge = self._choose(node, center if color == root_color else -center,
+                                            excluded)
             point = points[action]
             if edge < 0:
                 if point is not None and self._unplayable(board, point, color):
@@ -478,6 +521,8 @@ class PUCTSearch(RootSetup, SearchReports):
         root is one that keeps its score (:meth:`SearchNode.best_edge`), so
         small boards and settled endings are played exactly. A root whose
         pass is struck out is not proven: the pass may come back."""
+        if self._restrictions:
+            return
         pass_action = self.size * self.size
         whole_board = {1: pass_action - self.komi, 2: pass_action + self.komi}
         if self.territory:  # stones put on the board move the bound: no shortcut

@@ -117,6 +117,12 @@ class RootSetup:
         self.root = self.root_game_node = self.root_board = None
         self.recent_roots = []
 
+    def reuse_nothing(self) -> None:
+        """Keep the root for its reports, but let no later search start from
+        it or a subtree of it (one searched under restrictions below the
+        root, whose lines are no free search's)."""
+        self.recent_roots = []
+
     @staticmethod
     def _reuse(old_node: GameMove, old: SearchNode, old_color: int, current: GameMove,
                color: int, size: int) -> Optional[SearchNode]:
