@@ -359,16 +359,19 @@ def test_genmove_analyze_refuses_avoid_and_allow_that_leave_no_legal_move():
 
 
 def test_a_move_chosen_with_moves_forbidden_obeys_them_or_is_refused():
-    """The engine's own interface: ``choose_move(forbidden=...)`` (actions)."""
+    """The engine's own interface: ``choose_move(restrictions=...)``, the
+    actions taken from a colour to a depth."""
+    from imago.search import MoveRestriction
+
     engine = GameEngine(create_algorithm("mcts", model="none", visits=40, seed=3), size=9)
     allowed = {action_of(vertex_to_index(v, 9), 9) for v in ("A1", "J9")}
-    forbidden = frozenset(range(82)) - allowed
-    assert action_of(engine.choose_move(1, forbidden=forbidden), 9) in allowed
+    forbidden = (MoveRestriction(1, frozenset(range(82)) - allowed, 1),)
+    assert action_of(engine.choose_move(1, restrictions=forbidden), 9) in allowed
     with pytest.raises(ValueError, match="leave no legal move"):
-        engine.choose_move(1, forbidden=frozenset(range(82)))
+        engine.choose_move(1, restrictions=(MoveRestriction(1, frozenset(range(82)), 1),))
     policy = GameEngine(create_algorithm("random", seed=1), size=9)
     with pytest.raises(ValueError, match="avoid and allow need a search that can leave moves out: the random algorithm cannot"):
-        policy.choose_move(1, forbidden=forbidden)
+        policy.choose_move(1, restrictions=forbidden)
 
 
 def test_genmove_analyze_colour_is_optional():

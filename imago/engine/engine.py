@@ -178,24 +178,20 @@ class GameEngine:
 
     def choose_move(self, color: int, stop: Optional[Callable[[], bool]] = None,
                     progress: Optional[Callable[[Any], None]] = None,
-                    interval: float = 1.0, forbidden: frozenset = frozenset(),
-                    restrictions: tuple = ()) -> Optional[int]:
+                    interval: float = 1.0, restrictions: tuple = ()) -> Optional[int]:
         """Ask the algorithm for ``color``'s move (point, None for pass or
         :data:`RESIGN`) within the clock's budget, without playing it.
 
         Algorithms that accept them get ``stop`` (the search ends once it
         returns true: a controller's interrupt) and ``progress`` (called
         with the search every ``interval`` seconds: analysis lines, live
-        graphics); the caller decides what those mean. ``forbidden``
-        actions (KataGo's ``avoid`` and ``allow``, as
-        :func:`imago.search.leaf.forbidden_actions` makes them) are moves
-        the algorithm may not play (:meth:`check_forbidden` refuses them
-        first with ValueError); ``restrictions``
-        (:class:`~imago.search.leaf.MoveRestriction`, KataGo's ``avoid`` and
-        ``allow`` with their depth) leave moves out of the search below the
-        root as well."""
-        if forbidden or restrictions:
-            self.check_forbidden(color, forbidden, restrictions)
+        graphics); the caller decides what those mean. ``restrictions``
+        (:class:`~imago.search.leaf.MoveRestriction`: KataGo's ``avoid`` and
+        ``allow`` with their depth) are moves the algorithm may not play,
+        nor its search in the lines below (:meth:`check_forbidden` refuses
+        them first with ValueError)."""
+        if restrictions:
+            self.check_forbidden(color, restrictions)
         seconds = self.time_control.seconds_for_move(
             color, self.state.current.number, self.state.size)
         waited = self._wait_for_network()
@@ -208,9 +204,7 @@ class GameEngine:
         if progress is not None and "progress" in accepted:
             extra["progress"] = progress
             extra["interval"] = interval
-        if forbidden:
-            extra["forbidden"] = frozenset(forbidden)
-        if restrictions and "restrictions" in accepted:
+        if restrictions:
             extra["restrictions"] = tuple(restrictions)
         started = time.monotonic()
         move = self.algorithm.choose_move(self.state, color, seconds, **extra)
@@ -229,27 +223,24 @@ class GameEngine:
 
     def genmove(self, color: int, stop: Optional[Callable[[], bool]] = None,
                 progress: Optional[Callable[[Any], None]] = None,
-                interval: float = 1.0, forbidden: frozenset = frozenset(),
-                restrictions: tuple = ()) -> Optional[int]:
+                interval: float = 1.0, restrictions: tuple = ()) -> Optional[int]:
         """Choose ``color``'s move (see :meth:`choose_move`) and play it;
         returns the move (point, None for pass, :data:`RESIGN` -- a
         resignation changes nothing)."""
-        move = self.choose_move(color, stop, progress, interval, forbidden, restrictions)
+        move = self.choose_move(color, stop, progress, interval, restrictions)
         if move != RESIGN:
             self.play(color, move)
             self._ponder_due = True
         return move
 
-    def check_forbidden(self, color: int, forbidden: frozenset = frozenset(),
-                        restrictions: tuple = ()) -> None:
-        """Refuse ``forbidden`` actions and ``restrictions`` (see
-        :meth:`choose_move`) with a ValueError saying why: the algorithm
-        cannot leave moves out, or they leave ``color`` no legal move (the
-        pass included)."""
+    def check_forbidden(self, color: int, restrictions: tuple) -> None:
+        """Refuse ``restrictions`` (see :meth:`choose_move`) with a
+        ValueError saying why: the algorithm cannot leave moves out, or they
+        leave ``color`` no legal move now (the pass included)."""
         from imago.search.leaf import forbidden_at, legal_move_left
 
-        forbidden = frozenset(forbidden) | forbidden_at(restrictions, 0, color)
-        if "forbidden" not in algorithm_parameters(self.algorithm):
+        forbidden = forbidden_at(restrictions, 0, color)
+        if "restrictions" not in algorithm_parameters(self.algorithm):
             raise ValueError(f"avoid and allow need a search that can leave moves out: the "
                              f"{self.algorithm.name} algorithm cannot")
         if not legal_move_left(self.state.board, color, forbidden):

@@ -337,8 +337,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
 
     def choose_move(self, state: GameState, color: int, seconds: Optional[float] = None,
                     stop=None, progress=None, interval: float = 1.0,
-                    forbidden: frozenset = frozenset(), restrictions: tuple = ()
-                    ) -> Optional[int]:
+                    restrictions: tuple = ()) -> Optional[int]:
         """Search, then pick. ``stop()`` ends the search early (GoGui's
         interrupt); ``progress(search)`` is called every ``interval``
         seconds (analysis lines, live graphics). Time spent waiting for the
@@ -347,14 +346,12 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         Tromp-Taylor), it passes back after the opponent's pass whenever
         the board as it stands wins, and otherwise captures the opponent's
         dead stones before passing (:meth:`_capture_before_passing`).
-        ``forbidden`` actions (KataGo's ``avoid`` and ``allow``) are left
-        out: :meth:`_choose_allowed`, as are the moves ``restrictions``
-        (:class:`~imago.search.leaf.MoveRestriction`) take away at the root
-        and below it."""
-        forbidden = frozenset(forbidden) | forbidden_at(restrictions, 0, color)
-        if forbidden or restrictions:
+        The moves ``restrictions`` (:class:`~imago.search.leaf.MoveRestriction`:
+        KataGo's ``avoid`` and ``allow``) take away are left out, at the root
+        and below it: :meth:`_choose_allowed`."""
+        if restrictions:
             return self._choose_allowed(state, color, seconds, stop, progress, interval,
-                                        forbidden, tuple(restrictions))
+                                        tuple(restrictions))
         move = self._choose_move(state, color, seconds, stop, progress, interval)
         if move is None and state.capture_dead:
             return self._capture_before_passing(state, color)
@@ -415,22 +412,24 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         return point
 
     def _choose_allowed(self, state: GameState, color: int, seconds: Optional[float],
-                        stop, progress, interval: float, forbidden: frozenset,
-                        restrictions: tuple = ()) -> Optional[int]:
-        """The searched move among those ``forbidden`` leaves (a controller's
-        ``avoid`` or ``allow``): a fresh tree (no visits kept from an earlier
-        search on a forbidden move) searched with them struck out of the root,
-        and the move it plays chosen as usual among the others (the pass
-        included where allowed). The exact solver, the count's passes and
-        resignation, which would choose without regard to them, stand
+                        stop, progress, interval: float, restrictions: tuple
+                        ) -> Optional[int]:
+        """The searched move among those ``restrictions`` leave (a
+        controller's ``avoid`` or ``allow``): a fresh tree (no visits kept
+        from an earlier search on a forbidden move) searched with the root's
+        forbidden moves struck out and the deeper ones left out of its
+        lines, and the move it plays chosen as usual among the others (the
+        pass included where allowed). The exact solver, the count's passes
+        and resignation, which would choose without regard to them, stand
         aside. The engine has made sure they leave a legal move
         (:meth:`GameEngine.check_forbidden`)."""
+        forbidden = forbidden_at(restrictions, 0, color)
         self.searched = False
         self.solved = None
         self._choose_evaluator(state)
         self.search.forget()
         root = self._search(state, color, seconds, stop, progress, interval,
-                            forbidden=forbidden, restrictions=restrictions)
+                            restrictions=restrictions)
         self.searched = True
         if root.terminal or not root.expanded:
             return None
@@ -494,15 +493,13 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         return solution
 
     def _search(self, state: GameState, color: int, seconds, stop, progress, interval,
-                allow_pass: bool = True, forbidden: frozenset = frozenset(),
-                restrictions: tuple = ()):
+                allow_pass: bool = True, restrictions: tuple = ()):
         visits = None if seconds is not None else self.visits
         if visits is not None and self._search_alone(state):
             visits = max(visits, SMALL_BOARD_VISITS)
         if progress is None:
             return self.search.run(state, color, visits=visits, seconds=seconds, stop=stop,
-                                   allow_pass=allow_pass, forbidden=forbidden,
-                                   restrictions=restrictions)
+                                   allow_pass=allow_pass, restrictions=restrictions)
         start = time.perf_counter()
         read_seconds = None if seconds is None else READING_SHARE * seconds  # the whole move's
         while True:
@@ -512,8 +509,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
             slice_seconds = interval if left is None else min(interval, left)
             root = self.search.run(state, color, visits=visits, seconds=slice_seconds, stop=stop,
                                    early_stop=False, allow_pass=allow_pass,
-                                   read_seconds=read_seconds, forbidden=forbidden,
-                                   restrictions=restrictions)
+                                   read_seconds=read_seconds, restrictions=restrictions)
             progress(self.search)
             if (stop is not None and stop()) or root.terminal or not root.expanded \
                     or (visits is not None and root.total_visits() >= visits):

@@ -390,7 +390,7 @@ def genmove_analyze(session: Session, words: list[str], kata: bool) -> str:
     restrictions = tuple(request.restrictions)
     if restrictions:  # refused now: once the "=" is written, no "?" can follow
         try:
-            engine.check_forbidden(request.who, restrictions=restrictions)
+            engine.check_forbidden(request.who, restrictions)
         except ValueError as error:
             raise GtpError(str(error)) from None
     who = request.who

@@ -56,20 +56,18 @@ def gfx_progress(engine: GameEngine, who: int) -> Progress:
 def engine_move(session: Session, who: int, play: bool = True,
                 progress: Optional[Progress] = None,
                 interval: Optional[float] = None,
-                forbidden: frozenset = frozenset(), restrictions: tuple = ()
-                ) -> Optional[int]:
+                restrictions: tuple = ()) -> Optional[int]:
     """``who``'s move from the engine, played when ``play`` (``genmove``)
     or only chosen (``reg_genmove``), stoppable by GoGui's interrupt, never
-    one of the ``forbidden`` actions (``*-genmove_analyze``'s avoid and
-    allow; or those their ``restrictions`` take from ``who`` at the root,
-    and the search's moves below it). Without a ``progress`` of its own, a
-    GoGui session gets live graphics."""
+    one of the moves ``restrictions`` take away (``*-genmove_analyze``'s
+    avoid and allow, which hold in the search's lines too). Without a
+    ``progress`` of its own, a GoGui session gets live graphics."""
     engine = session.engine
     if progress is None and session.gogui_gfx:
         progress, interval = gfx_progress(engine, who), GFX_INTERVAL
     choose = engine.genmove if play else engine.choose_move
     move = choose(who, stop=session.stream.gogui_interrupt, progress=progress,
-                  interval=interval or 1.0, forbidden=forbidden, restrictions=restrictions)
+                  interval=interval or 1.0, restrictions=restrictions)
     if session.gogui_gfx:
         gfx("CLEAR")
     return move
