@@ -20,7 +20,7 @@ from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import (MoveRestriction, PUCTSearch, RootSummary, SearchNode, SearchResult,
-                          action_of, forbidden_actions)
+                          action_of, forbidden_actions, forbidden_at)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -51,10 +51,9 @@ class AnalyzeRequest:
     (``moves_ownership``, ``moves_ownership_stdev``), ``pv_visits`` and
     ``pv_edge_visits`` (each move of a candidate's line with its visits),
     ``root_info`` (the whole search's figures after the candidates), and
-    the first moves to
-    leave out (``avoid``) or keep only (``allow``, None: all), which are
-    not listed, and ``restrictions``: every ``avoid`` and ``allow`` with
-    its colour and depth, as the search takes them."""
+    and ``restrictions``: every ``avoid`` and ``allow`` with its colour
+    and depth, as the search takes them (the first moves they take away
+    are not listed either)."""
 
     who: int
     interval: float = DEFAULT_INTERVAL
@@ -67,23 +66,20 @@ class AnalyzeRequest:
     pv_visits: bool = False
     pv_edge_visits: bool = False
     root_info: bool = False
-    avoid: set[Optional[int]] = field(default_factory=set)
-    allow: Optional[set[Optional[int]]] = None
     restrictions: list[MoveRestriction] = field(default_factory=list)
 
     def listed(self, search: PUCTSearch, root: Optional[SearchNode] = None
                ) -> list[SearchResult]:
         """The candidates of a search of ``root`` (default: the search's)
         to list, in order."""
-        kept = [r for r in search.results(root, limit=search.size ** 2 + 1) if self._kept(r)]
+        size, taken = search.size, forbidden_at(self.restrictions, 0, self.who)
+        kept = [r for r in search.results(root, limit=size ** 2 + 1)
+                if action_of(r.point, size) not in taken]
         if len(kept) < self.min_moves:
-            more = (r for r in search.unvisited_results(root) if self._kept(r))
+            more = (r for r in search.unvisited_results(root)
+                    if action_of(r.point, size) not in taken)
             kept += itertools.islice(more, self.min_moves - len(kept))
         return kept if self.max_moves is None else kept[:self.max_moves]
-
-    def _kept(self, result: SearchResult) -> bool:
-        return result.point not in self.avoid and (self.allow is None
-                                                   or result.point in self.allow)
 
 
 def _count(engine: GameEngine, text: str) -> int:
@@ -141,12 +137,6 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
             taken = (forbidden_actions(engine.size, points) if key == "avoid"
                      else forbidden_actions(engine.size, (), points))
             request.restrictions.append(MoveRestriction(who, taken, depth))
-            if who != request.who:
-                continue  # the root's move is not this colour's
-            if key == "avoid":
-                request.avoid |= points
-            else:
-                request.allow = points if request.allow is None else request.allow & points
         else:
             raise GtpError(f"unknown analyze option {key[:40]}")
     request.interval = max(request.interval, MIN_INTERVAL)
