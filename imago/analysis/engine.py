@@ -330,7 +330,7 @@ class AnalysisEngine:
             time.perf_counter() + READING_SHARE * limit
         state = _cursor(query, turn)
         search.assume_dead(state.board, lambda: dead_at_the_end(state))
-        search.restrictions = _restrictions(query)  # below the root; the root's: forbidden
+        search.restrictions = _restrictions(query)  # its lines; the root's move: the job's strike
         return SearchJob(search, state, turn.to_move, query.max_visits, priority=turn.priority,
                          forbidden=forbidden_at(search.restrictions, 0, turn.to_move),
                          root_temperature=query.root_policy_temperature or 1.0,
