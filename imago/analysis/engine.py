@@ -27,7 +27,7 @@ from imago.engine.ending import dead_at_the_end
 from imago.engine.mcts_algorithm import MIN_NETWORK_SIZE, SizedEvaluators
 from imago.game import BLACK, GameState, count, point_to_move
 from imago.search import (MoveRestriction, PlayoutEvaluator, PUCTSearch, SearchJob, SearchPool,
-                          action_of, forbidden_actions, forbidden_at)
+                          action_of, forbidden_at)
 from imago.search.puct import READING_SHARE
 
 from .query import Action, Query, QueryDefaults, Turn, parse_line
@@ -525,11 +525,8 @@ def _cursor(query: Query, turn: Turn) -> GameState:
 def _restrictions(query: Query) -> list[MoveRestriction]:
     """``avoidMoves`` and ``allowMoves`` as the search takes them: for each
     entry, the actions its player may not play in its first plies."""
-    size = query.size
-    return ([MoveRestriction(f.color, forbidden_actions(size, f.points), f.until_depth)
-             for f in query.avoid]
-            + [MoveRestriction(f.color, forbidden_actions(size, (), f.points), f.until_depth)
-               for f in query.allow])
+    return [MoveRestriction.of(query.size, f.color, f.points, f.until_depth, allow)
+            for filters, allow in ((query.avoid, False), (query.allow, True)) for f in filters]
 
 
 def _print_json(message: dict) -> None:

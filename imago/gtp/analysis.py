@@ -20,7 +20,7 @@ from imago.engine.ending import dead_at_the_end
 from imago.engine.engine import GameEngine
 from imago.game import BLACK, WHITE, index_to_vertex, vertex_to_index
 from imago.search import (MoveRestriction, PUCTSearch, RootSummary, SearchNode, SearchResult,
-                          action_of, forbidden_actions, forbidden_at)
+                          action_of, forbidden_at)
 from imago.search.reports import report_utility, score_stdev
 
 from .moves import engine_move
@@ -51,9 +51,9 @@ class AnalyzeRequest:
     (``moves_ownership``, ``moves_ownership_stdev``), ``pv_visits`` and
     ``pv_edge_visits`` (each move of a candidate's line with its visits),
     ``root_info`` (the whole search's figures after the candidates), and
-    and ``restrictions``: every ``avoid`` and ``allow`` with its colour
-    and depth, as the search takes them (the first moves they take away
-    are not listed either)."""
+    ``restrictions``: every ``avoid`` and ``allow`` with its colour and
+    depth, as the search takes them (the first moves they take away are
+    not listed either)."""
 
     who: int
     interval: float = DEFAULT_INTERVAL
@@ -102,9 +102,9 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
     them: the interval in centiseconds (also ``interval N``), ``minmoves
     N``, ``maxmoves N``, ``avoid|allow COLOUR VERTICES UNTILDEPTH`` (the
     vertices comma-separated; they restrict COLOUR's moves in the first
-    UNTILDEPTH plies of the search) and KataGo's ``true|false`` flags (:data:`FLAGS`). Anything
-    else, or a malformed value, is a ``syntax error``; an unknown key is
-    named."""
+    UNTILDEPTH plies of the search) and KataGo's ``true|false`` flags
+    (:data:`FLAGS`). Anything else, or a malformed value, is a ``syntax
+    error``; an unknown key is named."""
     items = list(words)
     request = AnalyzeRequest(engine.state.to_move)
     if items and items[0].lower() in ("b", "w", "black", "white"):
@@ -134,9 +134,8 @@ def parse_analyze_args(engine: GameEngine, words: Sequence[str]) -> AnalyzeReque
             depth = _count(engine, values[2])
             if depth < 1 or (who != request.who and depth < 2):
                 continue  # no ply of this colour's is concerned
-            taken = (forbidden_actions(engine.size, points) if key == "avoid"
-                     else forbidden_actions(engine.size, (), points))
-            request.restrictions.append(MoveRestriction(who, taken, depth))
+            request.restrictions.append(
+                MoveRestriction.of(engine.size, who, points, depth, allow=key == "allow"))
         else:
             raise GtpError(f"unknown analyze option {key[:40]}")
     request.interval = max(request.interval, MIN_INTERVAL)

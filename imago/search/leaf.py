@@ -68,6 +68,14 @@ class MoveRestriction:
     actions: frozenset
     until_depth: int
 
+    @classmethod
+    def of(cls, size: int, color: int, points: Iterable[Optional[int]], until_depth: int,
+           allow: bool = False) -> "MoveRestriction":
+        """``avoid`` (or with ``allow``, ``allow``) of ``points`` (None: the
+        pass) for ``color`` to ``until_depth``, on a ``size`` board."""
+        actions = forbidden_actions(size, (), points) if allow else forbidden_actions(size, points)
+        return cls(color, actions, until_depth)
+
 
 def forbidden_at(restrictions: Iterable[MoveRestriction], ply: int, color: int) -> frozenset:
     """The actions ``restrictions`` take from ``color`` at ``ply`` of a
