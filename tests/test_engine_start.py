@@ -59,6 +59,25 @@ def test_a_move_asked_for_while_the_network_loads_waits_for_it():
     assert algorithm.warmed_up == {9}
 
 
+@needs_default_model
+def test_the_warm_up_leaves_the_seeded_draws_as_they_were():
+    """A network paid for after a reseed (the first move on a new board
+    size) plays as one paid for before it: the warm-up draws no random
+    symmetry, so a seed's moves do not hang on when the network loaded."""
+    from imago.game import BLACK, GameState
+
+    def searched(algorithm):
+        move = algorithm.choose_move(GameState(9), BLACK)
+        return move, algorithm.summary()
+
+    early = create_algorithm("mcts", visits=24, seed=11)
+    early.prepare(9)
+    early.reseed(3)
+    late = create_algorithm("mcts", visits=24, seed=11)
+    late.reseed(3)  # its first move pays for the network
+    assert searched(late) == searched(early)
+
+
 @pytest.mark.parametrize("options, reason", [
     ({"visits": 0}, "visits must be at least 1, not 0"),
     ({"visits": 2.5}, "visits must be a whole number, not 2.5"),

@@ -291,7 +291,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         with self._warm_up_lock:
             if size in self.warmed_up:
                 return
-            self.networks.for_size(size).evaluate([GameState(size).current])
+            self.networks.for_size(size).warm_up(size)
             if not self.warmed_up:
                 gc.collect()
                 gc.freeze()

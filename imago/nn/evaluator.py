@@ -22,7 +22,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from imago.game import BLACK
+from imago.game import BLACK, GameState
 
 from .features import DEFAULT_KOMI, HISTORY, ownership_cells
 from .modelfile import MODELS_DIR, ModelFile, network_of
@@ -194,6 +194,13 @@ class NetworkEvaluator:
     def reseed(self, seed: Optional[int]) -> None:
         """Draw the leaves' random symmetries afresh from ``seed``."""
         self.rng = np.random.default_rng(seed)
+
+    def warm_up(self, size: int) -> None:
+        """One network call on an empty ``size`` board, paying its trace and
+        compilation now. It draws no random symmetry: a warm-up made after a
+        reseed (a new board size) leaves the seeded draws as they were."""
+        with self._lock:
+            self.network.evaluate_nodes([GameState(size).current], symmetries=[0])
 
     def evaluate(self, nodes: Sequence) -> Evaluation:
         """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of
