@@ -138,6 +138,16 @@ class SizedEvaluators:
         except FileNotFoundError as err:
             raise ValueError(str(err)) from None
 
+    def warm_up(self, size: int) -> None:
+        """Pay the size's first network call: a network's own warm-up, which
+        draws no random symmetry (:meth:`~imago.nn.evaluator.NetworkEvaluator.warm_up`), or one
+        evaluation of the empty board by an evaluator given as the model."""
+        evaluator = self.for_size(size)
+        if hasattr(evaluator, "warm_up"):
+            evaluator.warm_up(size)
+        else:
+            evaluator.evaluate([GameState(size).current])
+
     def made(self) -> list:
         """The evaluators made so far (or the one given)."""
         if hasattr(self.model, "evaluate"):
@@ -291,7 +301,7 @@ class MCTSAlgorithm(GameEnding, DecisionAlgorithm):
         with self._warm_up_lock:
             if size in self.warmed_up:
                 return
-            self.networks.for_size(size).warm_up(size)
+            self.networks.warm_up(size)
             if not self.warmed_up:
                 gc.collect()
                 gc.freeze()
