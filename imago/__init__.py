@@ -1,6 +1,7 @@
 """imago: a Go engine in Python.
 
-Packages, in layers (each imports only those above it):
+Packages, in layers (each imports only those on the lines above it, and
+:mod:`imago.fileio`, which writes files whole for all of them):
 
 - :mod:`imago.game` -- rules: the board, the game tree, scoring and the count;
 - :mod:`imago.sgf` -- SGF reading and writing;
