@@ -13,7 +13,8 @@ Packages, in layers (each imports only those on the lines above it, and
   resigning and the clock;
 - :mod:`imago.gtp`, :mod:`imago.analysis` (KataGo's JSON analysis protocol),
   :mod:`imago.review`, :mod:`imago.match` and the terminal front end
-  (:mod:`imago.terminal`) -- what people and programs talk to;
+  (:mod:`imago.terminal`) -- what people and programs talk to (the review
+  builds on the analysis, the match and the terminal on GTP's commands);
 - :mod:`imago.training` -- data sets, training, self-play and the loop;
 - :mod:`imago.bench` -- benchmarks.
 """
