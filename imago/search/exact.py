@@ -40,18 +40,12 @@ from typing import Optional, Sequence
 from imago.game import BLACK, WHITE, GameState
 from imago.nn.features import symmetry_tables
 
+from .limits import GaveUp, OutOfTime
+
 MAX_EXACT_POINTS = 16
 """The largest board solved exactly (4x4): 5x5 is far beyond a Python search."""
 INFINITE = 10 ** 9
 _DEADLINE_CHECK = 4096  # nodes between two looks at the clock
-
-
-class GaveUp(Exception):
-    """The solver has no answer to give: the caller should search instead."""
-
-
-class OutOfTime(GaveUp):
-    """The solver's deadline passed before the value was proven."""
 
 
 class Inconsistent(GaveUp):

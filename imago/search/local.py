@@ -46,6 +46,8 @@ from typing import Optional
 from imago.game.constants import BLACK, EMPTY, WHITE
 from imago.game.seki import MAX_NAKADE
 
+from .limits import GaveUp, OutOfTime
+
 MAX_AREA_EMPTIES = 10
 """The most empty points an area may hold."""
 MAX_AREA_POINTS = 32
@@ -60,14 +62,6 @@ _INFINITE = 10 ** 6
 SETTLED = -1
 """What :meth:`LocalReader.play` gives as the ko of a move that captured
 more stones than a dead eye shape holds: the line ends there."""
-
-
-class GaveUp(Exception):
-    """The reading ran past its budget of positions."""
-
-
-class OutOfTime(GaveUp):
-    """The reading ran past its deadline: the area may be read another time."""
 
 
 _DEADLINE_CHECK = 1024  # positions between two looks at the clock
