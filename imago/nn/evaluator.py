@@ -199,8 +199,7 @@ class NetworkEvaluator:
         """One network call on an empty ``size`` board, paying its trace and
         compilation now. It draws no random symmetry: a warm-up made after a
         reseed (a new board size) leaves the seeded draws as they were."""
-        with self._lock:
-            self.network.evaluate_nodes([GameState(size).current], symmetries=[0])
+        self.raw(GameState(size).current, symmetry=0)
 
     def evaluate(self, nodes: Sequence) -> Evaluation:
         """Priors ``(n, size*size + 1)`` and values ``(n,)`` for a batch of
