@@ -147,3 +147,53 @@ def test_imago_analysis_engine_answers_it(games, capsys):
     assert "imago.analysis" in out and "on 40 positions" in out
     accuracy = float(out.split("ownership accuracy ")[1].split("%")[0])
     assert accuracy > 70.0  # the walls are plain to any 9x9 network after a few moves
+
+
+def test_gnugo_dead_takes_the_dead_stones_named_off_the_final_position(tmp_path, monkeypatch,
+                                                                      capsys):
+    """Records of real games end with dead stones standing: a white stone
+    left inside Black's wall makes Black's side nobody's as it stands;
+    with the stone GNU Go names dead taken off, Black owns it again. A game
+    GNU Go cannot judge is skipped and named."""
+    from imago.game.coords import to_index
+
+    folder = tmp_path / "real"
+    folder.mkdir()
+    judged, unjudged = held_out_names("real", 2)
+    dead_stone = WALLS.replace("KM[0.5]", "KM[0.5]AW[be]")
+    (folder / judged).write_text(dead_stone)
+    (folder / unjudged).write_text(dead_stone)
+
+    def gnugo(path, size):
+        if path.name == unjudged:
+            raise ValueError(f"{path}: GNU Go could not score it")
+        return [to_index(1, 4, size)]  # B5, the white stone
+
+    as_it_stands, _ = ownership.held_out_games(folder)
+    assert all((owners == 1).sum() == 9 for _, _, _, owners in as_it_stands)  # the wall only
+    found, problems = ownership.held_out_games(folder, gnugo=gnugo)
+    assert [name for name, _, _, _ in found] == [str(folder / judged)]
+    assert (found[0][3] == 1).sum() == 36 and (found[0][3] == -1).sum() == 36
+    assert problems == [f"{folder / unjudged}: GNU Go could not score it"]
+
+    class FakeGnuGo:
+        def __init__(self, cache_dir):
+            pass
+
+        __call__ = staticmethod(gnugo)
+
+    monkeypatch.setattr("imago.training.data.GnuGoDead", FakeGnuGo)
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE)
+    status, out, err = run([f"--dir={folder}", "--gnugo-dead",
+                            f"--engine={sys.executable} {fake} true"], capsys)
+    assert status == 0, err
+    assert "ownership accuracy 100.0% on 20 positions" in out
+    assert "GNU Go could not score it" in err
+
+    def no_gnugo(cache_dir):
+        raise FileNotFoundError("GNU Go is not installed (needed for --gnugo-dead)")
+
+    monkeypatch.setattr("imago.training.data.GnuGoDead", no_gnugo)
+    status, _, err = run([f"--dir={folder}", "--gnugo-dead"], capsys)
+    assert status == 2 and "GNU Go is not installed" in err

@@ -83,6 +83,8 @@ OPTIONS = {
     "positions": (("ownership",), "N", "positions asked in all (default: 400)"),
     "all": (("ownership",), None, "every game of --dir, not only the 5%% training holds "
             "out: for a folder of games no network learnt from"),
+    "gnugo-dead": (("ownership",), None, "GNU Go names the dead stones of counted games "
+                   "without TB/TW markup (real games' records, e.g. ai19)"),
 }
 """``--name``: (the benchmarks that read it, or () for all; its value's
 name, or None for a flag; help). A topic reads ``--quick`` and

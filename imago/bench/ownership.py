@@ -54,12 +54,17 @@ class Position:
     filled: float
 
 
-def held_out_games(folder: Path, every_game: bool = False) -> tuple[list, list[str]]:
+def held_out_games(folder: Path, every_game: bool = False, gnugo=None
+                   ) -> tuple[list, list[str]]:
     """The held-out games of ``folder`` (``every_game``: all its games, for a
     folder no network learnt from) as ``(name, record, opening, owners)``
     (``record`` the review's :class:`~imago.review.game.GameRecord`) whose
     final ownership training learns (markup, or a counted result), and the
-    files and games skipped and why."""
+    files and games skipped and why. With ``gnugo`` (a
+    :class:`~imago.training.data.GnuGoDead`) a counted game without markup
+    has the dead stones GNU Go names taken off its last position (records
+    of real games end with dead stones standing); a game GNU Go cannot
+    judge is skipped."""
     from imago.review.game import ReviewError, record_of
     from imago.sgf import find_sgf_files
     from imago.training.data import (HELDOUT_SHARE, final_ownership, is_validation_game,
@@ -71,7 +76,11 @@ def held_out_games(folder: Path, every_game: bool = False) -> tuple[list, list[s
     for path, name, state, opening in named_games(files, problems):
         if not every_game and not is_validation_game(name, HELDOUT_SHARE):
             continue
-        owners, how = final_ownership(state, path)
+        try:
+            owners, how = final_ownership(state, path, gnugo)
+        except ValueError as err:
+            problems.append(str(err))
+            continue
         result = (state.root.properties.get("RE") or [None])[0]
         if how != "markup" and result_lead(result) is None:
             problems.append(f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
@@ -199,6 +208,7 @@ def engine_command(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    from imago.training.data import GnuGoDead, default_cache_dir
     from imago.training.heldout import PHASE_NAMES
 
     if option(argv, "engine", None) and option(argv, "model", None):
@@ -214,7 +224,12 @@ def main(argv: list[str]) -> int:
     positions = 60 if "--quick" in argv else int(option(argv, "positions", "400"))
     every_game = "--all" in argv
     which = "" if every_game else "held-out "
-    games, problems = held_out_games(folder, every_game)
+    try:
+        gnugo = GnuGoDead(default_cache_dir()) if "--gnugo-dead" in argv else None
+    except FileNotFoundError as error:
+        print(f"ownership: {error}", file=sys.stderr)
+        return 2
+    games, problems = held_out_games(folder, every_game, gnugo)
     for problem in problems[:5]:
         print(f"  skipped {problem}", file=sys.stderr)
     if len(problems) > 5:
