@@ -19,6 +19,8 @@ from imago.training.expert import (DONE, VERSION, expert_buffer, expert_games, e
                                    import_games, other_size_games)
 from imago.training.rl_trainer import RLTrainConfig, mix_problems
 
+from sgf_fakes import game_sgf
+
 GAME = "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]RE[{result}];B[ee];W[cc];B[gg];W[cg];B[gc];W[tt])"
 WIDTH = 26  # the extended planes
 
@@ -51,6 +53,16 @@ def test_a_record_learns_the_moves_played_and_the_outcome(tmp_path):
     assert record.problems() == []
     path.write_text(GAME.format(result="?"))
     assert expert_record(load(path)[0], "extended") is None
+
+
+def test_a_record_of_unknown_komi_is_left_out(tmp_path):
+    """An even 19x19 game recorded with ``KM[0]`` (a komi left unrecorded,
+    see ``komi_unknown``): its outcome is no value target at any komi."""
+    path = tmp_path / "km0.sgf"
+    path.write_text(game_sgf(2, 19, 20, "B+R", komi=0))
+    assert expert_record(load(path)[0], "extended") is None
+    path.write_text(game_sgf(2, 19, 20, "B+R", komi=7.5))
+    assert expert_record(load(path)[0], "extended") is not None
 
 
 def test_a_resigned_records_ownership_is_the_counts_view_of_its_last_position(tmp_path):

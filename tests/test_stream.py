@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from imago.game import BLACK, WHITE
-from imago.nn.features import KOMI_SCALE, encode, komi_plane_value
+from imago.nn.features import DEFAULT_KOMI, KOMI_SCALE, encode, komi_plane_value
 from imago.training import stream as S
 from imago.training.data import is_validation_game
 from imago.training.games import load_games
@@ -90,6 +90,21 @@ def test_lead_and_ownership_masks_counted_resigned_and_marked(tmp_path):
     assert np.all(r["lead"] == 0) and r["value_mask"].all()
     m = S.game_arrays(load_games(marked)[0], "komi")
     assert not m["lead_mask"].any() and m["own_mask"].all()  # TB/TW: counted ownership
+
+
+def test_a_record_of_unknown_komi_gives_no_value_or_lead_and_the_usual_komi(tmp_path):
+    """``KM[0]`` in an even 19x19 game is a komi left unrecorded (see
+    ``komi_unknown``): the moves and the counted ownership are learnt, the
+    winner and the lead are not, and the komi input is the usual one."""
+    path = tmp_path / "km0.sgf"
+    path.write_text(game_sgf(1, 19, 16, "B+3.5", komi=0))
+    a = S.game_arrays(load_games(path)[0], "komi")
+    assert len(a["moves"]) == 16 and a["own_mask"].all()
+    assert not a["lead_mask"].any() and not a["value_mask"].any()
+    assert np.all(a["lead"] == 0) and np.all(a["komi"] == DEFAULT_KOMI)
+    path.write_text(game_sgf(1, 19, 16, "B+3.5", komi=6.5))
+    a = S.game_arrays(load_games(path)[0], "komi")
+    assert a["lead_mask"].all() and a["value_mask"].all() and np.all(a["komi"] == 6.5)
 
 
 def test_other_sizes_and_broken_files_are_named(tmp_path):

@@ -59,6 +59,30 @@ def test_no_result_means_no_value_target(tmp_path):
     assert not samples["value_mask"].any()
 
 
+def test_an_even_big_board_game_without_komi_teaches_no_value(tmp_path):
+    """Real games' records write ``KM[0]`` (or no ``KM``) where the komi went
+    unrecorded; on 13x13 and up an even game always has komi, so its
+    result says who won but not at which komi: no value target. Handicap
+    games, setup stones, 9x9 and a real komi keep theirs."""
+    def samples(text):
+        path = tmp_path / "g.sgf"
+        path.write_text(text)
+        state = load_games(path)[0]
+        return D.komi_unknown(state), D.game_samples(state, "basic")
+
+    for komi in (0, 7.5):
+        unknown, got = samples(game_sgf(3, 19, 30, "W+R", komi=komi))
+        assert unknown == (komi == 0) and got["value_mask"].all() == (komi != 0)
+        assert len(got["moves"]) == 30  # the moves are learnt all the same
+    no_km = game_sgf(3, 13, 20, "B+2.5").replace("KM[7.5]", "")
+    assert samples(no_km)[0] and not samples(no_km)[1]["value_mask"].any()
+    for kept in (game_sgf(3, 9, 20, "B+R", komi=0),
+                 game_sgf(3, 19, 20, "B+R", komi=0).replace("KM[0]", "KM[0]HA[2]AB[dd][pp]"),
+                 game_sgf(3, 19, 20, "B+R", komi=0).replace("KM[0]", "KM[0]AW[aa]")):
+        unknown, got = samples(kept)
+        assert not unknown and got["value_mask"].all()
+
+
 def test_parse_result():
     assert D.parse_result("B+3.5") == BLACK and D.parse_result("W+R") == 2
     assert D.parse_result("0") == 0 and D.parse_result("?") is None and D.parse_result(None) is None

@@ -9,6 +9,10 @@ from the mover's side (+1 own, -1 opponent's, 0 neutral).
 - Random opening moves listed in an ``index.tsv`` beside the SGF files
   (column ``random_opening_moves``) are not used as samples (they are still
   played); without an index nothing is skipped.
+- A record that leaves its komi unsaid (no ``KM``, or ``KM[0]``, in an even
+  game of 13x13 or more: :func:`komi_unknown`) teaches no value: its winner
+  is known, not at which komi (collections of real games write ``KM[0]``
+  where the komi went unrecorded); its moves and ownership are learnt.
 - Final ownership: dead stones come from ``TB``/``TW`` markup of the final
   node when present, else from GNU Go's ``final_status_list dead`` when
   asked (``dead="gnugo"``, answers cached on disk), else every stone is
@@ -53,7 +57,8 @@ from .games import load_games, point_list
 
 log = logging.getLogger("imago.training")
 
-SHARD_VERSION = 1
+SHARD_VERSION = 2
+"""2: records of unknown komi teach no value (:func:`komi_unknown`)."""
 SHARD_FILES = 128
 ARRAYS = ("planes", "moves", "values", "value_mask", "ownership", "game")
 
@@ -327,6 +332,26 @@ def counted_ownership(state: GameState) -> np.ndarray:
     return owners_from_black(count(last.board, state.rules, to_move), state.size)
 
 
+UNSAID_KOMI_MIN_SIZE = 13
+"""From this board size on, an even game is never played without komi."""
+
+
+def komi_unknown(state: GameState) -> bool:
+    """Whether a record leaves its komi unsaid: no ``KM``, or ``KM[0]``, in
+    an even game (no handicap, no setup stones) on a board of
+    :data:`UNSAID_KOMI_MIN_SIZE` or more, where modern even games always
+    have komi. Collections of real games write ``KM[0]`` where the komi was
+    not recorded: of the 62 counted even ``KM[0]`` games of ``ai19``, 60
+    count out with 7.5 to within 2 points, none with 0. Such a record's
+    result says who won, not at which komi, so its value and score are not
+    learnt (nor its komi taken as an input: the stream puts
+    :data:`~imago.nn.features.DEFAULT_KOMI` in its place)."""
+    if state.size < UNSAID_KOMI_MIN_SIZE or state.komi != 0 or state.handicap:
+        return False
+    first = next((node for node in state.root.main_line() if node.is_move), None)
+    return first is None or first.parent.board.is_empty_board()
+
+
 def game_samples(state: GameState, plane_set: str, skip: int = 0,
                  path: Optional[Path] = None, gnugo: Optional[GnuGoDead] = None
                  ) -> dict[str, np.ndarray]:
@@ -335,6 +360,8 @@ def game_samples(state: GameState, plane_set: str, skip: int = 0,
     planes_n = num_planes(plane_set)
     moves = [n for n in state.root.main_line() if n.is_move]
     winner = parse_result((state.root.properties.get("RE") or [None])[0])
+    if komi_unknown(state):
+        winner = None
     own_black, _ = final_ownership(state, path, gnugo)
     use = moves[skip:]
     n = len(use)

@@ -46,18 +46,19 @@ from imago.game import BLACK, GameState
 from imago.sgf import find_sgf_files
 
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
-from .data import (counted_ownership, marked, named_error, parse_result, readable_files,
-                   write_json)
+from .data import (counted_ownership, komi_unknown, marked, named_error, parse_result,
+                   readable_files, write_json)
 from .replay import GameRecord, ReplayBuffer
 from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
 
 DONE = "done.json"
 """Written last into an imported folder: its sources, plane set and counts."""
-VERSION = 2
+VERSION = 3
 """How records are made, kept in :data:`DONE`: a folder imported another way
 is imported again (2: a resigned game's ownership is imago's count of its
-last position, no longer the stones as they stand)."""
+last position, no longer the stones as they stand; 3: records of unknown
+komi are left out)."""
 GAMES_PER_SHARD = 200
 VALIDATION = 0.1
 """The share of games held out by the supervised training (``train.py
@@ -68,10 +69,12 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
                   path: Optional[Path] = None, gnugo: Optional[GnuGoDead] = None
                   ) -> Optional[GameRecord]:
     """The replay record of one finished game (its main line from move
-    ``skip + 1``), or None when it has no result or no move to learn."""
+    ``skip + 1``), or None when it has no result, leaves its komi unsaid
+    (:func:`~.data.komi_unknown`: a record's outcome is its value target)
+    or has no move to learn."""
     result = (state.root.properties.get("RE") or [None])[0]
     winner = parse_result(result)
-    if winner is None:
+    if winner is None or komi_unknown(state):
         return None
     arrays = game_samples(state, binary_plane_set(plane_set), skip, path, gnugo)
     n = len(arrays["moves"])

@@ -15,7 +15,9 @@ game's winner (value; weight 0 without a result), the final ownership
 (weight 1 only when the game was counted: a numeric result or ``TB``/``TW``
 markup; a resigned game's last position says little about ownership), the
 final lead in points with the komi (weight 1 for a numeric result, ``RE``
-``B+3.5``), the komi and the colour.
+``B+3.5``), the komi and the colour. A record that leaves its komi unsaid
+(:func:`~imago.training.data.komi_unknown`) gives no value or lead, and
+the usual komi as its input.
 
 The order of batches is a pure function of the seed and the step
 (:class:`Plan`): epoch ``e`` shuffles the shards with ``seed, e``, takes
@@ -43,16 +45,18 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import numpy as np
 
-from imago.nn.features import (BINARY_PLANES, SCORE_SCALE, augment_batch, num_planes,
-                               with_komi_plane)
+from imago.nn.features import (BINARY_PLANES, DEFAULT_KOMI, SCORE_SCALE, augment_batch,
+                               num_planes, with_komi_plane)
 from imago.sgf import find_sgf_files
 
-from .data import (_file_key, folder_chunks, game_samples, is_validation_game, load_shard,
-                   marked, named_games, readable_files, result_lead, save_shard, write_json)
+from .data import (_file_key, folder_chunks, game_samples, is_validation_game, komi_unknown,
+                   load_shard, marked, named_games, readable_files, result_lead, save_shard,
+                   write_json)
 
 log = logging.getLogger("imago.training")
 
-STREAM_VERSION = 1
+STREAM_VERSION = 2
+"""2: records of unknown komi teach no value or score (:func:`~.data.komi_unknown`)."""
 CHUNK_FILES = 32
 """SGF files per cached chunk."""
 GROUP_SHARDS = 16
@@ -82,11 +86,15 @@ def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = Non
     black = np.where(color == 1, 1.0, -1.0).astype(np.float32)
     result = (state.root.properties.get("RE") or [None])[0]
     lead = result_lead(result)
-    arrays["komi"] = np.full(n, state.game_komi, dtype=np.float32)
+    owned = lead is not None or marked(state)
+    komi = state.game_komi
+    if komi_unknown(state):
+        lead, komi = None, DEFAULT_KOMI
+    arrays["komi"] = np.full(n, komi, dtype=np.float32)
     arrays["color"] = color
     arrays["lead"] = (black * (lead or 0.0)).astype(np.float32)
     arrays["lead_mask"] = np.full(n, lead is not None, dtype=np.uint8)
-    arrays["own_mask"] = np.full(n, lead is not None or marked(state), dtype=np.uint8)
+    arrays["own_mask"] = np.full(n, owned, dtype=np.uint8)
     arrays["ownership"] = arrays["ownership"].reshape(n, size * size)
     return arrays
 
