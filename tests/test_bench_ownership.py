@@ -154,7 +154,8 @@ def test_gnugo_dead_takes_the_dead_stones_named_off_the_final_position(tmp_path,
     """Records of real games end with dead stones standing: a white stone
     left inside Black's wall makes Black's side nobody's as it stands;
     with the stone GNU Go names dead taken off, Black owns it again. A game
-    GNU Go cannot judge is skipped and named."""
+    GNU Go cannot judge is skipped and named. (Without GNU Go imago's own
+    count takes the stone off, as it gives the recorded result.)"""
     from imago.game.coords import to_index
 
     folder = tmp_path / "real"
@@ -169,8 +170,15 @@ def test_gnugo_dead_takes_the_dead_stones_named_off_the_final_position(tmp_path,
             raise ValueError(f"{path}: GNU Go could not score it")
         return [to_index(1, 4, size)]  # B5, the white stone
 
-    as_it_stands, _ = ownership.held_out_games(folder)
-    assert all((owners == 1).sum() == 9 for _, _, _, owners in as_it_stands)  # the wall only
+    counted, _ = ownership.held_out_games(folder)
+    assert all((owners == 1).sum() == 36 for _, _, _, owners in counted)
+    unsettled = folder / held_out_names("real", 3)[2]
+    unsettled.write_text(dead_stone.replace("RE[W+0.5]", "RE[B+30.5]"))  # no count gives it
+    counted, problems = ownership.held_out_games(folder)
+    assert len(counted) == 2 and problems == [
+        f"{unsettled}: its last position counts out to B+30.5 neither as the stones stand nor "
+        "by imago's count (dead stones: --gnugo-dead)"]
+    unsettled.unlink()
     found, problems = ownership.held_out_games(folder, gnugo=gnugo)
     assert [name for name, _, _, _ in found] == [str(folder / judged)]
     assert (found[0][3] == 1).sum() == 36 and (found[0][3] == -1).sum() == 36

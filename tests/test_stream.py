@@ -19,11 +19,13 @@ from imago.training import stream as S
 from imago.training.data import is_validation_game
 from imago.training.games import load_games
 
-from sgf_fakes import game_sgf
+from sgf_fakes import COUNTED, game_sgf
 
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ["B+3.5", "W+R", "W+12", "B+R", "0", "W+0.5"]
+RESULTS = [COUNTED, "W+R", COUNTED, "B+R", COUNTED, "0"]
+"""Counted games (their result their count's), resigned ones, and a draw no
+count of its position gives (no ownership to learn)."""
 
 
 def write_records(folder: Path, count: int, size: int, moves: int = 24, first: int = 0) -> None:
@@ -94,12 +96,12 @@ def test_lead_and_ownership_masks_counted_resigned_and_marked(tmp_path):
 
 def test_a_record_of_unknown_komi_gives_no_value_or_lead_and_the_usual_komi(tmp_path):
     """``KM[0]`` in an even 19x19 game is a komi left unrecorded (see
-    ``komi_unknown``): the moves and the counted ownership are learnt, the
-    winner and the lead are not, and the komi input is the usual one."""
+    ``komi_unknown``): the moves are learnt, the winner and the lead are
+    not, and the komi input is the usual one."""
     path = tmp_path / "km0.sgf"
     path.write_text(game_sgf(1, 19, 16, "B+3.5", komi=0))
     a = S.game_arrays(load_games(path)[0], "komi")
-    assert len(a["moves"]) == 16 and a["own_mask"].all()
+    assert len(a["moves"]) == 16
     assert not a["lead_mask"].any() and not a["value_mask"].any()
     assert np.all(a["lead"] == 0) and np.all(a["komi"] == DEFAULT_KOMI)
     path.write_text(game_sgf(1, 19, 16, "B+3.5", komi=6.5))

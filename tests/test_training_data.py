@@ -83,6 +83,33 @@ def test_an_even_big_board_game_without_komi_teaches_no_value(tmp_path):
         assert not unknown and got["value_mask"].all()
 
 
+def test_dead_stones_standing_in_a_counted_record_are_taken_off_by_the_count(tmp_path):
+    """Black walls the D column, White the F column (the E column shared);
+    a white stone at B5 inside Black's side, never captured, as real
+    games' records end. As it stands Black's side is nobody's and the
+    count misses the result; imago's count takes B5 off and gives it, and
+    that is learnt. A result no count of the position gives leaves the
+    ownership unlearnt; a record whose stones count out is read as they
+    stand."""
+    walls = "".join(f";B[d{row}];W[f{row}]" for row in "abcdefghi") + ";B[];W[]"
+
+    def read(result, setup="AW[be]"):
+        path = tmp_path / "walls.sgf"
+        path.write_text(f"(;GM[1]FF[4]SZ[9]KM[0.5]RE[{result}]{setup}{walls})")
+        state = load_games(path)[0]
+        own, how = D.final_ownership(state, path)
+        return own, how, D.game_samples(state, "basic")["own_mask"]
+
+    own, how, mask = read("W+0.5")
+    assert how == "count" and (own == 1).sum() == 36 and (own == -1).sum() == 36
+    assert mask.all()
+    own, how, mask = read("B+30.5")
+    assert how == "unsettled" and not mask.any() and (own == 1).sum() == 9  # as it stands
+    own, how, mask = read("W+0.5", setup="")
+    assert how == "none" and (own == 1).sum() == 36 and mask.all()
+    assert not read("W+R")[2].any()  # resigned: nothing to learn, as before
+
+
 def test_parse_result():
     assert D.parse_result("B+3.5") == BLACK and D.parse_result("W+R") == 2
     assert D.parse_result("0") == 0 and D.parse_result("?") is None and D.parse_result(None) is None
@@ -99,11 +126,15 @@ def test_tb_tw_markup_marks_dead_stones(tmp_path):
     grid = own.reshape(9, 9)
     assert grid[7, 1] == 1  # dead white stone counts for Black
     assert (grid[:, :5] == 1).all() and (grid[:, 5:] == -1).all()
-    # without markup that stone would make Black's area neutral
+    # without markup imago's count takes the stone off, as that gives the result
     p2 = tmp_path / "nomark.sgf"
     p2.write_text(f"(;SZ[9]KM[0.5]RE[B+10.5]{moves};B[];W[bh];B[];W[])")
     own2, how2 = D.final_ownership(load_games(p2)[0])
-    assert how2 == "none" and own2.reshape(9, 9)[7, 1] == -1 and own2.reshape(9, 9)[0, 0] == 0
+    assert how2 == "count" and np.array_equal(own2, own)
+    # a result no count gives: the stones as they stand, B2 making Black's area neutral
+    p2.write_text(f"(;SZ[9]KM[0.5]RE[W+5.5]{moves};B[];W[bh];B[];W[])")
+    own3, how3 = D.final_ownership(load_games(p2)[0])
+    assert how3 == "unsettled" and own3.reshape(9, 9)[7, 1] == -1 and own3.reshape(9, 9)[0, 0] == 0
 
 
 def test_opening_moves_skipped_from_index(tmp_path):

@@ -3,7 +3,9 @@
 The figure the multi-size goal names (87% on 19x19) is the share of owned
 points of a finished game's final position (as training reads it: dead stones
 removed by the record's ``TB``/``TW`` markup, else the area of a game
-counted to the end as it stands) whose owner an
+counted to the end as it stands where that gives its result, else as
+imago's count of it does; see :func:`~imago.training.data.final_ownership`)
+whose owner an
 estimate made earlier in the game gets right. ``train.py heldout`` measures
 a network's raw ownership head on the held-out positions; this measures what
 an *analysis engine* reports there, after a search, so that imago and
@@ -84,6 +86,10 @@ def held_out_games(folder: Path, every_game: bool = False, gnugo=None
         result = (state.root.properties.get("RE") or [None])[0]
         if how != "markup" and result_lead(result) is None:
             problems.append(f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
+            continue
+        if how == "unsettled":
+            problems.append(f"{name}: its last position counts out to {result} neither as the "
+                            "stones stand nor by imago's count (dead stones: --gnugo-dead)")
             continue
         try:
             games.append((name, record_of(state, name=name), opening, owners))

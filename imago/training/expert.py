@@ -46,8 +46,8 @@ from imago.game import BLACK, GameState
 from imago.sgf import find_sgf_files
 
 from .data import GnuGoDead, default_cache_dir, game_samples, named_games, is_validation_game
-from .data import (counted_ownership, komi_unknown, marked, named_error, parse_result,
-                   readable_files, write_json)
+from .data import (counted_ownership, komi_unknown, named_error, parse_result, readable_files,
+                   write_json)
 from .replay import GameRecord, ReplayBuffer
 from .selfplay_run import progress_bar
 from .stream import binary_plane_set, result_lead
@@ -58,7 +58,8 @@ VERSION = 3
 """How records are made, kept in :data:`DONE`: a folder imported another way
 is imported again (2: a resigned game's ownership is imago's count of its
 last position, no longer the stones as they stand; 3: records of unknown
-komi are left out)."""
+komi are left out, and a counted record's dead stones are taken off by
+imago's count where the stones as they stand miss its result)."""
 GAMES_PER_SHARD = 200
 VALIDATION = 0.1
 """The share of games held out by the supervised training (``train.py
@@ -87,7 +88,7 @@ def expert_record(state: GameState, plane_set: str, skip: int = 0, name: str = "
     policy = np.zeros((n, area + 1), np.float32)
     policy[np.arange(n), arrays["moves"]] = 1.0
     lead = result_lead(result)
-    if lead is None and not marked(state):  # resigned: the count's view of the last position
+    if not arrays["own_mask"][0]:  # resigned or unsettled: the count's view of the last position
         own_black = counted_ownership(state)
     else:
         own_black = arrays["ownership"][0] * (1 if colors[0] == BLACK else -1)

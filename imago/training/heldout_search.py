@@ -23,7 +23,7 @@ from imago.search import PUCTSearch
 from imago.sgf import find_sgf_files
 
 from .data import (HELDOUT_SHARE, final_ownership, is_validation_game, named_games,
-                   readable_files)
+                   ownership_known, readable_files)
 from .selfplay_run import progress_bar
 
 PHASES = (0.2, 0.4, 0.6)
@@ -33,7 +33,8 @@ PHASES = (0.2, 0.4, 0.6)
 
 def held_out_positions(folder: str, validation: float, log: Callable[[str], None]
                        ) -> dict[int, list[tuple]]:
-    """Per board size, every ``(game, move)`` of the held-out games worth
+    """Per board size, every ``(game, move)`` of the held-out games whose
+    final ownership is known (:func:`~.data.ownership_known`) worth
     measuring: ``move`` is a main-line move after the random opening, the
     position measured is the one it was played in; ``game`` is
     ``(state, final ownership from Black's side)``. Files that cannot be
@@ -44,7 +45,9 @@ def held_out_positions(folder: str, validation: float, log: Callable[[str], None
     for path, name, state, skip in named_games(files, problems):
         if not is_validation_game(name, validation):
             continue
-        own_black, _ = final_ownership(state, path)
+        own_black, how = final_ownership(state, path)
+        if not ownership_known(state, how):
+            continue  # resigned, or dead stones the count cannot account for
         moves = [n for n in state.root.main_line() if n.is_move][skip:]
         game = (state, own_black)
         by_size.setdefault(state.size, []).extend((game, move) for move in moves)

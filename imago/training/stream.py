@@ -13,7 +13,9 @@ A sample is one move of a record (the random opening moves ``index.tsv``
 lists are skipped), from the mover's view: the move (policy target), the
 game's winner (value; weight 0 without a result), the final ownership
 (weight 1 only when the game was counted: a numeric result or ``TB``/``TW``
-markup; a resigned game's last position says little about ownership), the
+markup; a resigned game's last position says little about ownership; nor
+a counted one whose dead stones neither the stones as they stand nor
+imago's count account for: :func:`~imago.training.data.final_ownership`), the
 final lead in points with the komi (weight 1 for a numeric result, ``RE``
 ``B+3.5``), the komi and the colour. A record that leaves its komi unsaid
 (:func:`~imago.training.data.komi_unknown`) gives no value or lead, and
@@ -50,13 +52,14 @@ from imago.nn.features import (BINARY_PLANES, DEFAULT_KOMI, SCORE_SCALE, augment
 from imago.sgf import find_sgf_files
 
 from .data import (_file_key, folder_chunks, game_samples, is_validation_game, komi_unknown,
-                   load_shard, marked, named_games, readable_files, result_lead, save_shard,
-                   write_json)
+                   load_shard, named_games, readable_files, result_lead, save_shard, write_json)
 
 log = logging.getLogger("imago.training")
 
-STREAM_VERSION = 2
-"""2: records of unknown komi teach no value or score (:func:`~.data.komi_unknown`)."""
+STREAM_VERSION = 3
+"""2: records of unknown komi teach no value or score (:func:`~.data.komi_unknown`);
+3: dead stones standing in a counted record are taken off by imago's count
+(:func:`~.data.final_ownership`)."""
 CHUNK_FILES = 32
 """SGF files per cached chunk."""
 GROUP_SHARDS = 16
@@ -86,7 +89,6 @@ def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = Non
     black = np.where(color == 1, 1.0, -1.0).astype(np.float32)
     result = (state.root.properties.get("RE") or [None])[0]
     lead = result_lead(result)
-    owned = lead is not None or marked(state)
     komi = state.game_komi
     if komi_unknown(state):
         lead, komi = None, DEFAULT_KOMI
@@ -94,7 +96,6 @@ def game_arrays(state, plane_set: str, skip: int = 0, path: Optional[Path] = Non
     arrays["color"] = color
     arrays["lead"] = (black * (lead or 0.0)).astype(np.float32)
     arrays["lead_mask"] = np.full(n, lead is not None, dtype=np.uint8)
-    arrays["own_mask"] = np.full(n, owned, dtype=np.uint8)
     arrays["ownership"] = arrays["ownership"].reshape(n, size * size)
     return arrays
 
