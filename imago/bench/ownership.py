@@ -70,8 +70,7 @@ def held_out_games(folder: Path, every_game: bool = False, gnugo=None
     from imago.review.game import ReviewError, record_of
     from imago.sgf import find_sgf_files
     from imago.training.data import (HELDOUT_SHARE, final_ownership, is_validation_game,
-                                     named_games)
-    from imago.training.stream import result_lead
+                                     named_games, ownership_known)
 
     files, problems = find_sgf_files(folder)
     games = []
@@ -83,13 +82,12 @@ def held_out_games(folder: Path, every_game: bool = False, gnugo=None
         except ValueError as err:
             problems.append(str(err))
             continue
-        result = (state.root.properties.get("RE") or [None])[0]
-        if how != "markup" and result_lead(result) is None:
-            problems.append(f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
-            continue
-        if how == "unsettled":
-            problems.append(f"{name}: its last position counts out to {result} neither as the "
-                            "stones stand nor by imago's count (dead stones: --gnugo-dead)")
+        if not ownership_known(state, how):
+            result = (state.root.properties.get("RE") or [None])[0]
+            problems.append(
+                f"{name}: its last position counts out to {result} neither as the stones stand "
+                "nor by imago's count (dead stones: --gnugo-dead)" if how == "unsettled" else
+                f"{name}: neither counted (RE {result}) nor marked (TB/TW)")
             continue
         try:
             games.append((name, record_of(state, name=name), opening, owners))
