@@ -190,14 +190,6 @@ def result_lead(result: Optional[str]) -> Optional[float]:
     return None
 
 
-def marked(state: GameState) -> bool:
-    """Whether the record marks its final territory (``TB``/``TW`` on its
-    last node or its root): a count of its own, dead stones included."""
-    last = list(state.root.main_line())[-1]
-    return any(key in props for props in (last.properties, state.root.properties)
-               for key in ("TB", "TW"))
-
-
 def counted(state: GameState) -> bool:
     """Whether the game's ``RE`` gives a score: it was played out and counted."""
     return result_lead((state.root.properties.get("RE") or [None])[0]) is not None
@@ -599,7 +591,8 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
 
 __all__ = [
     "find_sgf_files", "opening_moves_to_skip", "parse_result", "result_lead", "counted",
-    "named_error", "final_ownership", "marked", "owners_from_black", "counted_ownership", "named_games",
+    "named_error", "final_ownership", "counts_out", "ownership_known", "komi_unknown",
+    "owners_from_black", "counted_ownership", "named_games",
     "game_samples", "build_shard", "load_dataset", "DataSet", "Samples", "GnuGoDead",
     "default_cache_dir", "is_validation_game", "shard_key", "readable_files", "write_json",
 ]
