@@ -17,12 +17,15 @@ from imago.training.games import load_games
 from sgf_fakes import game_sgf
 
 
-def write_games(folder: Path, count: int, index: dict[str, int] | None = None) -> list[Path]:
+def write_games(folder: Path, count: int, index: dict[str, int] | None = None,
+                odd_result: str = "B+2.5") -> list[Path]:
+    """``count`` records of 30 moves: the even ones resigned (``W+R``), the
+    odd ones ending ``odd_result``."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(count):
         p = folder / f"game-{i:03d}.sgf"
-        p.write_text(game_sgf(i, moves=30, result="B+2.5" if i % 2 else "W+R"))
+        p.write_text(game_sgf(i, moves=30, result=odd_result if i % 2 else "W+R"))
         paths.append(p)
     if index is not None:
         lines = ["file\trandom_opening_moves\tmoves"]

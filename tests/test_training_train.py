@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sgf_fakes import COUNTED
 from test_training_data import write_games
 
 pytest.importorskip("tensorflow")
@@ -20,7 +21,9 @@ from imago.training.trainer import TrainConfig, learning_rate_at, train  # noqa:
 @pytest.fixture(scope="module")
 def games(tmp_path_factory):
     folder = tmp_path_factory.mktemp("games")
-    write_games(folder, 8, index={f"game-{i:03d}.sgf": 2 for i in range(8)})
+    # the odd games counted out, so that their final ownership is learnt and measured
+    write_games(folder, 8, index={f"game-{i:03d}.sgf": 2 for i in range(8)},
+                odd_result=COUNTED)
     (folder / "broken.sgf").write_text("(;SZ[9];B[ee];W[ee])")
     return folder
 
@@ -54,8 +57,11 @@ def test_train_end_to_end(tmp_path, games, capsys):
     net = NeuralNetwork.load(out, board_size=9)
     assert net.plane_set == "history"
     # checkpoint written; the cache (not the repo) holds shards and checkpoints
-    assert (tmp_path / "cache" / "checkpoints" / "tiny" / "checkpoint.keras").exists()
+    checkpoint = tmp_path / "cache" / "checkpoints" / "tiny" / "checkpoint.keras"
+    assert checkpoint.exists()
     assert list((tmp_path / "cache" / "shards").glob("*.npz"))
+    # resigned games teach no ownership: the loss takes a weight per sample
+    assert NeuralNetwork.load(checkpoint, board_size=9, compile=True).ownership_masked
 
 
 def test_resume_continues_after_the_last_epoch(tmp_path, games):
@@ -161,3 +167,27 @@ def test_augmented_batches_keep_moves_on_their_stones(tmp_path, games):
     r, c = np.divmod(moves[on_board], 9)
     assert (x[on_board][np.arange(on_board.sum()), r, c].sum(axis=1) == 0).all()
     assert y["value"].shape == (len(idx), 2)
+
+
+def test_resigned_games_teach_no_ownership(tmp_path, games):
+    from imago.training.batches import make_batch
+    from imago.training.data import load_dataset
+
+    data = load_dataset([str(games)], "basic", 9, tmp_path / "c", 0.0)
+    train = data.train
+    idx = np.arange(len(train))
+    heads = ("policy", "value", "ownership")
+    resigned = np.array([int(Path(str(g)).stem.split("-")[1]) % 2 == 0 for g in train.games])
+    assert resigned.any() and not resigned.all()  # write_games: even games end W+R
+    assert train.own_mask[~resigned].any()  # the odd ones counted out
+    x, y = make_batch(train, idx, heads, np.random.default_rng(0), masked_ownership=True)
+    assert y["ownership"].shape == (len(idx), 82)
+    weight = y["ownership"][:, -1]
+    assert np.array_equal(weight, train.own_mask) and not weight[resigned].any()
+    # unmasked batches (a checkpoint compiled before the mask) keep their old shape
+    assert make_batch(train, idx, heads, None)[1]["ownership"].shape == (len(idx), 81)
+    # the validation figures measure no point of a game whose ownership is unknown
+    known = train.known_ownership()
+    assert not known[resigned].any()
+    assert np.array_equal(known[~resigned & (train.own_mask == 1)],
+                          train.ownership[~resigned & (train.own_mask == 1)])

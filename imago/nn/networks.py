@@ -146,6 +146,16 @@ class NeuralNetwork:
             return "float32"
         return self.wanted_precision or inference_precision(keras.backend.backend())
 
+    @property
+    def ownership_masked(self) -> bool:
+        """Whether the model is compiled with the masked ownership loss
+        (:func:`~imago.nn.losses.masked_ownership_mse`), whose targets end
+        with a 0/1 weight per sample: a checkpoint keeps the loss it was
+        compiled with."""
+        losses = getattr(self.model, "loss", None)
+        loss = losses.get("ownership") if hasattr(losses, "get") else None
+        return getattr(loss, "__name__", None) == masked_ownership_mse.__name__
+
     def compile(self, optimizer: str = "adam", learning_rate: float = 1e-3,
                 momentum: float = 0.9, loss_weights: Optional[dict[str, float]] = None,
                 policy_target: str = "moves", masked_ownership: bool = False) -> None:

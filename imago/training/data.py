@@ -479,6 +479,8 @@ class Samples:
     values: np.ndarray
     value_mask: np.ndarray
     ownership: np.ndarray
+    own_mask: np.ndarray
+    """1 where the game's final ownership is one to learn (:func:`ownership_known`)."""
     games: np.ndarray  # game name per sample
 
     def __len__(self) -> int:
@@ -486,7 +488,13 @@ class Samples:
 
     def subset(self, index: np.ndarray) -> "Samples":
         return Samples(self.planes[index], self.moves[index], self.values[index],
-                       self.value_mask[index], self.ownership[index], self.games[index])
+                       self.value_mask[index], self.ownership[index], self.own_mask[index],
+                       self.games[index])
+
+    def known_ownership(self) -> np.ndarray:
+        """The ownership targets with the rows of games whose final
+        ownership is unknown zeroed: every point neutral, none measured."""
+        return self.ownership * self.own_mask[:, None].astype(self.ownership.dtype)
 
 
 @dataclass
@@ -581,7 +589,8 @@ def load_dataset(inputs: Iterable[str], plane_set: str = "history", board_size: 
         raise ValueError("no training data: " + ("; ".join(problems) or "no input files"))
     merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     samples = Samples(merged["planes"], merged["moves"].astype(np.int32), merged["values"],
-                      merged["value_mask"], merged["ownership"], merged["games"])
+                      merged["value_mask"], merged["ownership"], merged["own_mask"],
+                      merged["games"])
     unique = np.unique(samples.games)
     val_games = {g for g in unique if is_validation_game(str(g), validation)}
     is_val = np.isin(samples.games, list(val_games)) if val_games else np.zeros(len(samples), bool)

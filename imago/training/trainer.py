@@ -44,7 +44,8 @@ def metrics_by_source(net, data: DataSet) -> dict[str, dict]:
     out = {}
     for name, idx in sorted(groups.items()):
         sub = val.subset(np.array(idx))
-        out[name] = net.metrics(sub.planes, sub.moves, sub.values, sub.value_mask, sub.ownership)
+        out[name] = net.metrics(sub.planes, sub.moves, sub.values, sub.value_mask,
+                                sub.known_ownership())
     return out
 
 
@@ -93,14 +94,16 @@ def train(config: TrainConfig, log=print) -> dict:
             weights = {h: (w if h in config.train_heads else 0.0) for h, w in weights.items()}
             log(f"training the {' and '.join(config.train_heads)} head(s) only: "
                 f"{trainable} of {net.model.count_params()} weights")
-        net.compile(config.optimizer, config.learning_rate, config.momentum, weights)
+        net.compile(config.optimizer, config.learning_rate, config.momentum, weights,
+                    masked_ownership=True)
     log(f"{net.architecture} network, {net.model.count_params()} parameters, "
         f"plane set {net.plane_set}")
 
+    masked = net.ownership_masked  # a checkpoint of an older run may not be
     train_batches = batches(data.train, net.heads, config.batch_size, config.augment, True,
-                            config.seed)
-    val_batches = batches(data.validation, net.heads, config.batch_size, False, False) \
-        if len(data.validation) else None
+                            config.seed, masked)
+    val_batches = batches(data.validation, net.heads, config.batch_size, False, False,
+                          masked_ownership=masked) if len(data.validation) else None
 
     saved = [start.epochs_done]  # the epoch the checkpoint holds, 0 for none of this run
 
@@ -136,7 +139,7 @@ def train(config: TrainConfig, log=print) -> dict:
     metrics: dict = {}
     if len(data.validation):
         v = data.validation
-        metrics = net.metrics(v.planes, v.moves, v.values, v.value_mask, v.ownership)
+        metrics = net.metrics(v.planes, v.moves, v.values, v.value_mask, v.known_ownership())
         metrics["by_source"] = metrics_by_source(net, data)
     info = {
         "data": {"inputs": list(config.inputs), "files": len(data.files),
