@@ -63,11 +63,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def given_option(args: argparse.Namespace, name: str):
+    """The value of the option ``--name`` (None or False when not given)."""
+    return getattr(args, name.replace("-", "_"))
+
+
 def topic_argv(args: argparse.Namespace, topic: str) -> list[str]:
     """The options ``topic`` reads, as it reads them."""
     out = []
     for name, (readers, value, _) in OPTIONS.items():
-        given = getattr(args, name.replace("-", "_"))
+        given = given_option(args, name)
         if given in (None, False) or (readers and topic not in readers):
             continue
         out.append(f"--{name}" if value is None else f"--{name}={given}")
@@ -82,7 +87,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if unknown:
         parser.error(f"unknown benchmark {unknown[0]!r}; choose from {', '.join(TOPICS)}")
     for name, (readers, _, _) in OPTIONS.items():
-        if getattr(args, name.replace("-", "_")) not in (None, False) and readers \
+        if given_option(args, name) not in (None, False) and readers \
                 and not set(readers) & set(topics):
             parser.error(f"--{name} is an option of {' and '.join(readers)}, which is not "
                          f"among the benchmarks asked for ({', '.join(topics)})")
