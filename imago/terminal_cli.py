@@ -13,6 +13,7 @@ from typing import Optional
 from imago.engine.algorithm import DEFAULT_ALGORITHM, algorithm_names
 from imago.gtp.cli import add_engine_arguments, engine_options, rules_argument  # as imagocli
 from imago.game import BLACK, WHITE
+from imago.game.rulesets import IMAGO_RULES_HELP, RULES_NAMES_HELP
 from imago.terminal import COMMANDS, DEFAULT_KOMI, DEFAULT_SIZE, HANDICAP_KOMI, TerminalGame
 
 
@@ -40,15 +41,10 @@ def build_parser(prog: str = "go.py") -> argparse.ArgumentParser:
                              f"--rules, e.g. 6.5 for japanese; {HANDICAP_KOMI:g} "
                              "with a handicap)")
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
-                        help="count the game by these rules (KataGo's names: chinese, "
-                             "japanese, korean, aga, tromp-taylor, ...): japanese and "
-                             "korean by territory (each side's stones played count "
-                             "against it, a seki's eyes for nobody), chinese and aga "
-                             "with White's handicap bonus added to the komi, tromp-taylor "
-                             "with every stone standing at the end alive (imago captures dead "
-                             "stones before passing); or KataGo's JSON object of rule options "
-                             "(default: area scoring, no bonus, dead stones removed at the "
-                             "count; a game loaded is counted by its record's RU)")
+                        help=f"count the game by these rules ({RULES_NAMES_HELP}; imago "
+                             "captures dead stones before passing under tromp-taylor); "
+                             f"default: {IMAGO_RULES_HELP}; a game loaded is counted by its "
+                             "record's RU")
     parser.add_argument("--handicap", type=int, default=0, metavar="N",
                         help="N fixed handicap stones for Black (2..9 on 9x9 and up); "
                              "White then moves first")

@@ -259,3 +259,13 @@ IMAGO_RULES_WORD = imago_rules_word()
 """:data:`IMAGO_RULES` as GTP's ``kata-set-rules`` takes them: one word,
 for telling another engine (KataGo, an imago) to play and count as imago
 does."""
+
+RULES_NAMES_HELP = (
+    "KataGo's names: japanese and korean count by territory (each side's stones "
+    "played count against it, a seki's eyes for nobody), chinese and aga add White's "
+    "handicap bonus to the komi, tromp-taylor counts every stone standing at the end "
+    "alive; or KataGo's JSON object of rule options")
+"""What a ``--rules`` option takes, for the help of every command that has one."""
+IMAGO_RULES_HELP = ("imago's own: area scoring, no handicap bonus, dead stones removed at "
+                    "the count")
+"""The rules a ``--rules`` option leaves, in its help."""

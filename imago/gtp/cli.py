@@ -23,7 +23,8 @@ from imago.engine.algorithm import (DEFAULT_ALGORITHM, DecisionAlgorithm, algori
 from imago.engine.engine import GameEngine
 from imago.engine.timecontrol import TimeControl
 from imago.game.coords import MAX_SIZE
-from imago.game.rulesets import KataRules, parse_rules, rules_text_value
+from imago.game.rulesets import (IMAGO_RULES_HELP, RULES_NAMES_HELP, KataRules, parse_rules,
+                                 rules_text_value)
 
 from .io import ImagoIO
 
@@ -149,12 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seconds per move when the game has no clock "
                              "(default: the algorithm's own effort)")
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
-                        help="the rules until the controller sends kata-set-rules or kgs-rules: "
-                             "KataGo's names, e.g. japanese (territory scoring), chinese (a "
-                             "point for White a handicap stone), aga, tromp-taylor (every "
-                             "stone standing at the end alive: dead stones captured before "
-                             "passing), or KataGo's JSON object of rule options; default: area "
-                             "scoring, no handicap bonus, dead stones removed at the count")
+                        help="the rules until the controller sends kata-set-rules or "
+                             f"kgs-rules ({RULES_NAMES_HELP}; imago captures dead stones before "
+                             f"passing under tromp-taylor); default: {IMAGO_RULES_HELP}")
     parser.add_argument("--log-level", choices=LOG_LEVELS, default=None,
                         help="what is logged to stderr (default: INFO)")
     parser.add_argument("-v", "--verbose", action="store_true",

@@ -26,6 +26,7 @@ import tempfile
 from typing import Optional
 
 from imago.game.coords import MAX_SIZE
+from imago.game.rulesets import IMAGO_RULES_HELP, RULES_NAMES_HELP
 from imago.game.state import settings_problem
 from imago.gtp.cli import rules_argument
 
@@ -84,11 +85,10 @@ def build_parser(prog: str = "python -m imago.match") -> argparse.ArgumentParser
                              "imago's count")
     parser.add_argument("--rules", type=rules_argument, default=None, metavar="NAME",
                         help="the rules games are counted by and engines that take "
-                             "kata-set-rules are told (KataGo's names or JSON object: "
-                             "tromp-taylor counts every stone standing at the end alive, as "
-                             "the Computer Go Server does; japanese by territory); moves are "
-                             "always checked by imago's board (positional superko, no "
-                             "suicide). Default: imago's own rules")
+                             f"kata-set-rules are told ({RULES_NAMES_HELP}; tromp-taylor is "
+                             "the Computer Go Server's); moves are always checked by imago's "
+                             "board (positional superko, no suicide); default: "
+                             f"{IMAGO_RULES_HELP}")
     parser.add_argument("--concurrent", type=int, default=1, metavar="N",
                         help="games played at once, each with engine processes of its own "
                              "(colours and {game} seeds stay those of the game's number)")

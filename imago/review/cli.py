@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional
 
 from imago.sgf.files import file_problem, open_regular_file
 
-from imago.game.rulesets import rules_text_value
+from imago.game.rulesets import IMAGO_RULES_HELP, RULES_NAMES_HELP, rules_text_value
 
 from .game import (Analyze, Response, ReviewError, Thresholds, load_record, record_rules,
                    review_game)
@@ -128,10 +128,8 @@ def build_parser(prog: str = "imago review") -> argparse.ArgumentParser:
                         help="komi to use instead of the record's KM (without KM: 7.5, or 0.5 "
                              "with handicap)")
     parser.add_argument("--rules", type=_rules, default=None, metavar="NAME",
-                        help="analyse under these rules: KataGo's names (japanese counts by "
-                             "territory, chinese adds White's handicap bonus), its JSON "
-                             "object, or 'record' for the record's RU (default: imago's, area "
-                             "scoring)")
+                        help=f"analyse under these rules ({RULES_NAMES_HELP}), or 'record' for "
+                             f"the record's RU; default: {IMAGO_RULES_HELP}")
     parser.add_argument("--game", type=_positive, default=1, metavar="N", dest="game_number",
                         help="which game of a collection (default 1)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
